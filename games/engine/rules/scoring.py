@@ -1,0 +1,57 @@
+"""Scoring (option ``scoring``) and the game's end condition (``target_score`` /
+``rounds``).
+
+Decision: when the end condition is met but the best total is shared, another
+round is played, so a finished game always has exactly one winner.
+"""
+
+from __future__ import annotations
+
+from ..core import hand_points
+from . import Rules, Scoring, State
+
+
+def _unique_best(totals: list[int], best: int) -> int | None:
+    seats = [s for s, t in enumerate(totals) if t == best]
+    return seats[0] if len(seats) == 1 else None
+
+
+class WinnerTakes(Scoring):
+    """The winner scores the cards left in the others' hands; first to the target wins."""
+
+    name = "winner_takes"
+
+    def round_points(self, state: State, rules: Rules, winner: int) -> list[int]:
+        row = [0] * state.seats
+        row[winner] = sum(hand_points(state, rules, s) for s in range(state.seats) if s != winner)
+        return row
+
+    def game_winner(self, state: State, rules: Rules) -> int | None:
+        rounds = rules.opt("rounds")
+        if rounds is not None:
+            return _unique_best(state.scores, max(state.scores)) if state.round >= rounds else None
+        if max(state.scores) >= rules.opt("target_score"):
+            return _unique_best(state.scores, max(state.scores))
+        return None
+
+
+class LowestTotal(Scoring):
+    """Each player is charged the points left in their own hand; when someone
+    reaches the target, the lowest total wins."""
+
+    name = "lowest_total"
+
+    def round_points(self, state: State, rules: Rules, winner: int) -> list[int]:
+        return [hand_points(state, rules, s) for s in range(state.seats)]
+
+    def game_winner(self, state: State, rules: Rules) -> int | None:
+        rounds = rules.opt("rounds")
+        done = state.round >= rounds if rounds is not None else max(state.scores) >= rules.opt("target_score")
+        return _unique_best(state.scores, min(state.scores)) if done else None
+
+
+SCORINGS: dict[str, Scoring] = {s.name: s for s in (WinnerTakes(), LowestTotal())}
+
+
+def install(rules: Rules) -> None:
+    rules.scoring = SCORINGS[rules.opt("scoring")]

@@ -1,0 +1,385 @@
+"""Property tests over random-legal games, for a representative set of option combinations.
+
+A game is driven by a seeded RNG: at each step usually the seat that owes the decision
+acts, sometimes another seat that has legal actions (UNO calls and catches, jump-ins),
+and now and then the server's ``timeout``; the action is a random listed one (plays
+preferred, so that rounds end).  Two kinds of runs per combination:
+
+- *checked* games (few): after every action, every property below;
+- *bulk* games (thousands per combination): cards conserved after every action, the
+  seat owing a decision always has a legal action, the game ends within a step bound
+  with a consistent result, and the state survives a JSON round trip.
+
+``ENGINE_GAMES_SCALE`` (environment, default 1) multiplies the number of games.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from games.engine import COLORS, EngineError, State, apply, legal_actions, new_game, replay, view, visible_events
+from games.engine.errors import GameOver, IllegalMove, InvalidAction, NotYourCard, NotYourTurn, UnknownCard
+from games.engine.game import action_key
+
+DECK_SIZE = 108
+SPECIFIC_ERRORS = (InvalidAction, UnknownCard, NotYourCard, NotYourTurn, GameOver, IllegalMove)
+SCALE = max(1, int(os.environ.get("ENGINE_GAMES_SCALE", "1")))
+
+# (id, preset, options, seats)
+COMBOS = [
+    ("default-2p", "standard", {}, 2),
+    ("default-3p", "standard", {}, 3),
+    ("default-4p", "standard", {}, 4),
+    ("default-10p", "standard", {}, 10),
+    ("stacking-same", "standard", {"stacking": "same"}, 4),
+    ("stacking-plus4_on_plus2", "standard", {"stacking": "plus4_on_plus2"}, 3),
+    ("stacking-any", "standard", {"stacking": "any"}, 4),
+    ("jump_in-exact", "standard", {"jump_in": "exact"}, 4),
+    ("jump_in-super", "standard", {"jump_in": "super"}, 3),
+    ("seven_zero", "standard", {"seven_zero": True}, 4),
+    ("penalty_no_skip", "standard", {"penalty_skips_turn": False}, 3),
+    ("draw_limit-3", "standard", {"draw_limit": 3}, 4),
+    ("draw_limit-null", "standard", {"draw_limit": None}, 3),
+    ("lowest_total", "standard", {"scoring": "lowest_total"}, 4),
+    ("two_player_replay-off", "standard", {"two_player_replay": False, "stacking": "any"}, 2),
+    ("house-everything", "house",
+     {"stacking": "any", "jump_in": "super", "seven_zero": True, "draw_limit": None, "uno_penalty": 7}, 5),
+]
+COMBO_IDS = [c[0] for c in COMBOS]
+
+CHECKED_GAMES = 6 * SCALE  # per combination, every property after every action
+BULK_EXAMPLES = 5  # hypothesis examples per combination ...
+BULK_GAMES_PER_EXAMPLE = 200 * SCALE  # ... each playing this many games: 1000 games per combination
+STEP_BOUND_ONE_ROUND = 6000
+STEP_BOUND_FULL_GAME = 60000
+
+
+# ----------------------------------------------------------------------------------------------
+# the random driver
+# ----------------------------------------------------------------------------------------------
+def choose(rnd: random.Random, acts: list[dict]) -> dict:
+    """Mostly a play (so that rounds end), sometimes anything, now and then a draw
+    although something else was possible."""
+    r = rnd.random()
+    plays = [a for a in acts if a["type"] in ("play", "choose_color", "challenge")]
+    if plays and r < 0.8:
+        return rnd.choice(plays)
+    others = [a for a in acts if a["type"] != "draw"]
+    if others and r < 0.95:
+        return rnd.choice(others)
+    return rnd.choice(acts)
+
+
+def next_move(state: State, rnd: random.Random) -> tuple[int, dict, bool]:
+    """(seat, action, system) for the next step of a random-legal game."""
+    actor = state.actor()
+    assert actor is not None
+    r = rnd.random()
+    if r < 0.2:  # somebody else, if they may do anything now (catch / call UNO, jump in)
+        seat = rnd.randrange(state.seats)
+        if seat != actor:
+            acts = legal_actions(state, seat)
+            if acts:
+                return seat, rnd.choice(acts), False
+    elif r < 0.22:
+        return actor, {"type": "timeout"}, True
+    acts = legal_actions(state, actor)
+    assert acts, f"seat {actor} owes a decision but has no legal action"
+    return actor, choose(rnd, acts), False
+
+
+def conserved(state: State) -> None:
+    every = [c for h in state.hands for c in h]
+    every += state.draw_pile
+    every += state.discard
+    assert len(every) == DECK_SIZE, f"{len(every)} cards"
+    assert len(set(every)) == DECK_SIZE, "duplicated card"
+    assert min(every) == 0 and max(every) == DECK_SIZE - 1
+
+
+def check_result(state: State, step_bound: int, steps: int) -> None:
+    """A finished game has one consistent winner."""
+    assert steps < step_bound, f"game not over after {steps} actions"
+    assert state.status == "finished"
+    assert state.actor() is None
+    assert all(legal_actions(state, s) == [] for s in range(state.seats))
+    opts = state.options
+    assert [sum(row["points"][s] for row in state.history) for s in range(state.seats)] == state.scores
+    assert len(state.history) == state.round
+    if opts["rounds"] is not None:
+        assert state.round >= opts["rounds"]
+    else:
+        assert max(state.scores) >= opts["target_score"]
+    if opts["scoring"] == "winner_takes":
+        assert state.scores.count(max(state.scores)) == 1 and state.scores[state.winner] == max(state.scores)
+        for row in state.history:
+            assert all(p == 0 for s, p in enumerate(row["points"]) if s != row["winner"])
+    else:
+        assert state.scores.count(min(state.scores)) == 1 and state.scores[state.winner] == min(state.scores)
+        for row in state.history:
+            assert row["points"][row["winner"]] == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# checks after every action (checked games)
+# ----------------------------------------------------------------------------------------------
+def _card_ids(obj, out: set) -> set:
+    if isinstance(obj, dict):
+        if "id" in obj and "rank" in obj:
+            out.add(obj["id"])
+        for k, v in obj.items():
+            if k == "drawn":
+                out.update(v)
+            else:
+                _card_ids(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _card_ids(v, out)
+    return out
+
+
+def _keys(obj, out: set) -> set:
+    if isinstance(obj, dict):
+        out.update(obj)
+        for v in obj.values():
+            _keys(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            _keys(v, out)
+    return out
+
+
+def check_views(state: State) -> None:
+    top = {state.discard[-1]} if state.discard else set()
+    spectator = view(state, None)
+    assert "hand" not in spectator and "drawn" not in spectator
+    assert _card_ids(spectator, set()) <= top
+    assert "guilty" not in _keys(spectator, set())
+    json.dumps(spectator)
+    for s in range(state.seats):
+        v = view(state, s)
+        json.dumps(v)
+        assert [c["id"] for c in v["hand"]] == state.hands[s]
+        assert set(v.get("drawn", [])) <= set(state.hands[s])
+        assert _card_ids(v, set()) <= set(state.hands[s]) | top, "a view shows another seat's or the pile's card"
+        assert "guilty" not in _keys(v, set())
+        assert [p["hand_count"] for p in v["players"]] == [len(h) for h in state.hands]
+        assert v["current_seat"] == state.actor()
+
+
+PRIVATE_TYPES = {"hand", "cards_drawn", "hand_revealed"}
+
+
+def check_events(events: list[dict], known: list[list[int]], state: State) -> None:
+    """Each seat sees only what it may, and can follow its own hand from what it sees."""
+    public = [e for e in events if "to" not in e]
+    for e in public:
+        assert e["type"] not in PRIVATE_TYPES
+        ids = _card_ids(e, set())
+        if ids:
+            assert e["type"] in ("play", "first_card"), e
+    for e in events:
+        if "to" in e:
+            assert e["type"] in PRIVATE_TYPES, e
+            assert len(e["to"]) == 1
+    assert visible_events(events, None) == public
+    assert visible_events(events, None, reveal_all=True) == events
+    challengers = {e["seat"]: e["target_seat"] for e in events if e["type"] == "challenge"}
+    for s in range(state.seats):
+        seen = visible_events(events, s)
+        for e in seen:
+            if "to" not in e:
+                continue
+            assert e["to"] == [s]
+            if e["type"] == "hand_revealed":
+                assert challengers.get(s) == e["seat"]
+            else:
+                assert e["seat"] == s
+        hand = known[s]
+        for e in seen:
+            if e["type"] == "hand":
+                hand = [c["id"] for c in e["cards"]]
+            elif e["type"] == "cards_drawn":
+                hand = hand + [c["id"] for c in e["cards"]]
+            elif e["type"] == "play" and e["seat"] == s:
+                hand = list(hand)
+                hand.remove(e["card"]["id"])
+        assert Counter(hand) == Counter(state.hands[s]), f"seat {s} cannot follow its hand from its events"
+        known[s] = hand
+
+
+def check_legal_lists(state: State, legal: dict[int, list[dict]]) -> None:
+    actor = state.actor()
+    assert legal[actor], "the seat owing a decision has no legal action"
+    for s, acts in legal.items():
+        ks = [action_key(a) for a in acts]
+        assert len(ks) == len(set(ks)), f"duplicated legal action for seat {s}"
+        for a in acts:
+            assert a["type"] != "timeout"
+            if "card" in a:
+                assert a["card"] in state.hands[s]
+            if a.get("target_seat") is not None:
+                assert 0 <= a["target_seat"] < state.seats and a["target_seat"] != s
+
+
+def perturbations(state: State, seat: int, acts: list[dict], all_acts: list[dict], rnd: random.Random) -> list:
+    n = state.seats
+    others = [c for s, h in enumerate(state.hands) if s != seat for c in h]
+    pool = others + state.draw_pile[-3:] + state.discard[-1:] + state.hands[seat] + [DECK_SIZE, -1, 10**6]
+    out: list = []
+    for a in rnd.sample(acts, min(2, len(acts))):
+        if "card" in a:
+            out.append({**a, "card": rnd.choice(pool)})
+            if "color" in a:
+                out.append({**a, "color": rnd.choice([c for c in COLORS if c != a["color"]])})
+                out.append({k: v for k, v in a.items() if k != "color"})
+            else:
+                out.append({**a, "color": rnd.choice(COLORS)})
+            if "target_seat" in a:
+                out.append({**a, "target_seat": rnd.choice([seat, n, rnd.randrange(n)])})
+                out.append({k: v for k, v in a.items() if k != "target_seat"})
+            else:
+                out.append({**a, "target_seat": rnd.randrange(n + 1)})
+            out.append({**a, "uno": True})
+        else:
+            out.append({**a, "card": rnd.choice(pool)})
+    out += [{"type": "draw"}, {"type": "pass"}, {"type": "challenge"}, {"type": "call_uno"},
+            {"type": "choose_color", "color": rnd.choice(COLORS)}, {"type": "catch_uno", "target_seat": rnd.randrange(n)},
+            {"type": "play", "card": rnd.choice(pool)}, {"type": "timeout"}]
+    out += rnd.sample(all_acts, min(3, len(all_acts)))  # what other seats may do
+    out += [{"type": "play", "card": True}, {"type": rnd.choice(["draw", "pass"]), "card": 1}, "draw"]
+    return out
+
+
+_FIELDS = [f.name for f in dataclasses.fields(State) if f.name != "config" and f.compare]  # not caches
+
+
+def fingerprint(state: State) -> str:
+    """Every field of the state, exactly (a fast stand-in for comparing ``to_dict()``)."""
+    return json.dumps([state.config.to_dict()] + [getattr(state, f) for f in _FIELDS])
+
+
+def check_acceptance(state: State, legal: dict[int, list[dict]], rnd: random.Random) -> None:
+    base = state.to_dict()
+    before = fingerprint(state)
+    # listed actions are accepted
+    pairs = [(s, a) for s, acts in legal.items() for a in acts]
+    for s, a in rnd.sample(pairs, min(3, len(pairs))):
+        copy = State.from_dict(base)
+        apply(copy, s, a)
+        conserved(copy)
+        assert copy.seq == state.seq + 1
+    # unlisted actions are refused, and change nothing
+    all_acts = [a for _, a in pairs]
+    seats = {state.actor(), rnd.randrange(state.seats)}
+    for s in seats:
+        listed = {action_key(a) for a in legal[s]}
+        for a in perturbations(state, s, legal[s], all_acts, rnd):
+            try:
+                if action_key(a) in listed:
+                    continue
+            except InvalidAction:
+                pass
+            try:
+                apply(state, s, a)
+            except SPECIFIC_ERRORS:
+                pass
+            else:
+                raise AssertionError(f"unlisted action {a!r} by seat {s} was accepted")
+            assert fingerprint(state) == before, f"refused action {a!r} by seat {s} changed the state"
+    assert state.to_dict() == base
+
+
+def play_checked_game(preset: str, options: dict, seats: int, seed: int, full: bool = False) -> State:
+    rnd = random.Random(seed)
+    opts = dict(options) if full else {**options, "rounds": 1}
+    events: list = []
+    state = new_game(preset, opts, seats, seed, events=events)
+    conserved(state)
+    known: list[list[int]] = [[] for _ in range(seats)]
+    check_events(events, known, state)
+    log: list = []
+    bound = STEP_BOUND_FULL_GAME if full else STEP_BOUND_ONE_ROUND
+    steps = 0
+    while state.status == "active" and steps < bound:
+        legal = {s: legal_actions(state, s) for s in range(seats)}
+        check_legal_lists(state, legal)
+        if not full or steps % 10 == 0:
+            check_acceptance(state, legal, rnd)
+            check_views(state)
+        seat, action, system = next_move(state, rnd)
+        ev = apply(state, seat, action, system=system)
+        log.append((seat, action))
+        steps += 1
+        conserved(state)
+        check_events(ev, known, state)
+    check_result(state, bound, steps)
+    d = state.to_dict()
+    assert json.loads(json.dumps(d)) == d
+    assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+    assert replay(state.config, log).to_dict() == d
+    assert replay(json.loads(json.dumps(state.config.to_dict())), log).to_dict() == d
+    return state
+
+
+def play_bulk_game(preset: str, options: dict, seats: int, seed: int) -> int:
+    rnd = random.Random(seed)
+    state = new_game(preset, {**options, "rounds": 1}, seats, seed)
+    steps = 0
+    while state.status == "active" and steps < STEP_BOUND_ONE_ROUND:
+        seat, action, system = next_move(state, rnd)
+        apply(state, seat, action, system=system)
+        steps += 1
+        every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
+        assert len(every) == DECK_SIZE and len(set(every)) == DECK_SIZE, f"cards not conserved (seed {seed})"
+    check_result(state, STEP_BOUND_ONE_ROUND, steps)
+    d = state.to_dict()
+    assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+    return steps
+
+
+# ----------------------------------------------------------------------------------------------
+# the tests
+# ----------------------------------------------------------------------------------------------
+SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
+
+
+@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=COMBO_IDS)
+@settings(max_examples=CHECKED_GAMES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+@given(seed=SEEDS)
+def test_checked_random_games(name, preset, options, seats, seed):
+    play_checked_game(preset, options, seats, seed)
+
+
+@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=COMBO_IDS)
+@settings(max_examples=BULK_EXAMPLES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+@given(seed=SEEDS)
+def test_bulk_random_games(name, preset, options, seats, seed):
+    rnd = random.Random(seed)
+    total = 0
+    for _ in range(BULK_GAMES_PER_EXAMPLE):
+        total += play_bulk_game(preset, options, seats, rnd.getrandbits(64))
+    assert total >= BULK_GAMES_PER_EXAMPLE  # every game took at least one action
+
+
+FULL_COMBOS = [c for c in COMBOS if c[0] in ("default-2p", "default-4p", "stacking-any", "lowest_total",
+                                             "seven_zero", "house-everything")]
+
+
+@pytest.mark.parametrize("name, preset, options, seats", FULL_COMBOS, ids=[c[0] for c in FULL_COMBOS])
+@settings(max_examples=1 * SCALE, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
+@given(seed=SEEDS)
+def test_full_multi_round_games(name, preset, options, seats, seed):
+    state = play_checked_game(preset, options, seats, seed, full=True)
+    assert state.round >= 1 and state.winner is not None
