@@ -1,0 +1,310 @@
+"""RFC 9457 problem details for every error the API returns.
+
+Every error body is ``application/problem+json`` with ``type``, ``title``,
+``status``, ``detail`` and always a machine ``code``; validation errors add
+``fields`` ({field: [messages]}). Usage from other apps:
+
+* raise DRF exceptions as usual (``ValidationError``, ``NotFound``,
+  ``PermissionDenied(code="not_seated")``...), or Django's ``ValidationError``,
+  ``Http404`` and ``PermissionDenied``;
+* raise ``ApiError(409, "stale_version", "...", expected_version=3)`` for
+  anything else: extra keyword arguments become members of the body;
+* document errors with ``@extend_schema(responses={200: X, **problem_responses(400, 404)})``.
+"""
+
+from __future__ import annotations
+
+import math
+from http import HTTPStatus
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, JsonResponse
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import exceptions, serializers
+from rest_framework.settings import api_settings
+from rest_framework.views import set_rollback
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+PROBLEM_TYPE_BASE = "https://uno.example/problems/"
+
+# One title per code (RFC 9457: the title does not vary between occurrences).
+TITLES = {
+    "invalid": "Invalid input",
+    "malformed_json": "Malformed JSON",
+    "not_authenticated": "Authentication required",
+    "authentication_failed": "Authentication failed",
+    "invalid_credentials": "Invalid credentials",
+    "permission_denied": "Permission denied",
+    "not_found": "Not found",
+    "method_not_allowed": "Method not allowed",
+    "not_acceptable": "Not acceptable",
+    "unsupported_media_type": "Unsupported media type",
+    "throttled": "Too many requests",
+    "bad_request": "Bad request",
+    "server_error": "Internal server error",
+    "unavailable": "Service unavailable",
+}
+
+# Members every problem has; extra members may not replace them.
+RESERVED_MEMBERS = frozenset({"type", "title", "status", "detail", "code"})
+
+# Codes for DRF exceptions whose default code is not the one we publish.
+_CODE_OVERRIDES = {exceptions.ParseError: "malformed_json"}
+
+
+def problem_type(code: str) -> str:
+    return f"{PROBLEM_TYPE_BASE}{code}"
+
+
+def problem_title(code: str) -> str:
+    return TITLES.get(code) or code.replace("_", " ").capitalize()
+
+
+def problem_body(
+    *, status: int, code: str, detail: str, title: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    """The problem document for one error occurrence."""
+    body: dict[str, Any] = {
+        "type": problem_type(code),
+        "title": title or problem_title(code),
+        "status": status,
+        "detail": str(detail),
+        "code": code,
+    }
+    body.update(extra)
+    return body
+
+
+def problem_response(
+    *,
+    status: int,
+    code: str,
+    detail: str,
+    title: str | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JsonResponse:
+    """A plain Django response carrying a problem document.
+
+    A plain ``JsonResponse`` rather than a DRF ``Response`` so that errors are
+    rendered the same whatever renderers the failing view uses (HTML docs
+    page, YAML schema, JSON API).
+    """
+    body = problem_body(status=status, code=code, detail=detail, title=title, **extra)
+    return JsonResponse(body, status=status, headers=headers, content_type=PROBLEM_CONTENT_TYPE)
+
+
+class ApiError(exceptions.APIException):
+    """An error with an explicit HTTP status and machine code.
+
+    ``ApiError(409, "stale_version", "The game has moved on.", version=7)``
+    renders as a problem with ``code`` "stale_version" and an extra ``version``
+    member. ``title`` and ``headers`` are reserved keyword arguments.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail: str | None = None,
+        *,
+        title: str | None = None,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
+        reserved = RESERVED_MEMBERS.intersection(extra)
+        if reserved:
+            raise TypeError(f"ApiError extra members may not override {sorted(reserved)}")
+        self.status_code = status
+        self.code = code
+        self.title = title
+        self.headers = headers or {}
+        self.extra = extra
+        super().__init__(detail=detail or problem_title(code), code=code)
+
+
+# --- The DRF exception handler ---------------------------------------------
+
+
+def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> JsonResponse | None:
+    """DRF ``EXCEPTION_HANDLER``: every API error becomes a problem document.
+
+    Returns None for unexpected exceptions so that Django logs them and
+    answers with ``server_error`` (500) below.
+    """
+    exc = _as_api_exception(exc)
+    if exc is None:
+        return None
+    set_rollback()
+    return _problem_for(exc)
+
+
+def _as_api_exception(exc: Exception) -> exceptions.APIException | None:
+    if isinstance(exc, DjangoValidationError):
+        return exceptions.ValidationError(detail=serializers.as_serializer_error(exc))
+    if isinstance(exc, Http404):
+        return exceptions.NotFound()
+    if isinstance(exc, DjangoPermissionDenied):
+        return exceptions.PermissionDenied()
+    if isinstance(exc, exceptions.APIException):
+        return exc
+    return None
+
+
+def _problem_for(exc: exceptions.APIException) -> JsonResponse:
+    status = exc.status_code
+    headers: dict[str, str] = {}
+    extra: dict[str, Any] = {}
+    title = None
+
+    if isinstance(exc, ApiError):
+        code, detail, title = exc.code, str(exc.detail), exc.title
+        headers.update(exc.headers)
+        extra.update(exc.extra)
+    elif isinstance(exc, exceptions.ValidationError):
+        code = "invalid"
+        fields = flatten_errors(exc.detail)
+        extra["fields"] = fields
+        detail = _summarize(fields)
+    else:
+        code = _code_for(exc)
+        detail = str(exc.detail)
+
+    auth_header = getattr(exc, "auth_header", None)
+    if auth_header:
+        headers["WWW-Authenticate"] = auth_header
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        retry_after = max(1, math.ceil(exc.wait))
+        headers["Retry-After"] = str(retry_after)
+        extra["retry_after"] = retry_after
+
+    return problem_response(
+        status=status, code=code, detail=detail, title=title, headers=headers, **extra
+    )
+
+
+def _code_for(exc: exceptions.APIException) -> str:
+    for exc_class, code in _CODE_OVERRIDES.items():
+        if isinstance(exc, exc_class):
+            return code
+    codes = exc.get_codes()
+    return codes if isinstance(codes, str) else exc.default_code
+
+
+def flatten_errors(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """DRF error detail (nested dicts/lists) -> {"field" | "a.0.b": [messages]}."""
+    non_field_key = api_settings.NON_FIELD_ERRORS_KEY
+    out: dict[str, list[str]] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            for field, messages in flatten_errors(value, path).items():
+                out.setdefault(field, []).extend(messages)
+    elif isinstance(detail, list) and any(isinstance(item, (dict, list)) for item in detail):
+        for index, item in enumerate(detail):
+            path = f"{prefix}.{index}" if prefix else str(index)
+            for field, messages in flatten_errors(item, path).items():
+                out.setdefault(field, []).extend(messages)
+    elif isinstance(detail, list):
+        if detail:
+            out.setdefault(prefix or non_field_key, []).extend(str(item) for item in detail)
+    else:
+        out.setdefault(prefix or non_field_key, []).append(str(detail))
+    return out
+
+
+def _summarize(fields: dict[str, list[str]]) -> str:
+    non_field_key = api_settings.NON_FIELD_ERRORS_KEY
+    parts = [
+        message if field == non_field_key else f"{field}: {message}"
+        for field, messages in fields.items()
+        for message in messages
+    ]
+    return " ".join(parts) if parts else "Invalid input."
+
+
+# --- Django-level handlers (URLs outside DRF views) -------------------------
+
+
+def bad_request(request, exception=None):
+    return problem_response(status=400, code="bad_request", detail="The request is malformed.")
+
+
+def permission_denied(request, exception=None):
+    return problem_response(
+        status=403, code="permission_denied", detail="You may not access this resource."
+    )
+
+
+def page_not_found(request, exception=None):
+    return problem_response(
+        status=404, code="not_found", detail=f"No resource at {request.path}."
+    )
+
+
+def server_error(request):
+    return problem_response(
+        status=500, code="server_error", detail="An unexpected error occurred (a bug)."
+    )
+
+
+# --- OpenAPI documentation --------------------------------------------------
+
+
+class ProblemSerializer(serializers.Serializer):
+    """RFC 9457 problem details, as returned with every error."""
+
+    type = serializers.CharField(help_text="URI identifying the problem type (one per `code`).")
+    title = serializers.CharField(help_text="Short, human-readable summary of the problem type.")
+    status = serializers.IntegerField(help_text="The HTTP status code.")
+    detail = serializers.CharField(help_text="Human-readable explanation of this occurrence.")
+    code = serializers.CharField(
+        help_text="Machine-readable error code, e.g. `invalid`, `not_found`, `throttled`."
+    )
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="Validation errors only: messages per field (`non_field_errors` for the body).",
+    )
+    retry_after = serializers.IntegerField(
+        required=False, help_text="429 only: seconds to wait, as in the Retry-After header."
+    )
+
+    class Meta:
+        ref_name = "Problem"
+
+
+PROBLEM_DESCRIPTIONS = {
+    400: "Malformed request: `malformed_json`, or `invalid` with `fields`.",
+    401: "No or bad credentials: `not_authenticated` or `authentication_failed`.",
+    403: "Authenticated but not allowed: `permission_denied`.",
+    404: "Unknown resource: `not_found`.",
+    405: "Method not allowed: `method_not_allowed`.",
+    409: "Conflict with the current state of the resource.",
+    415: "Unsupported media type: `unsupported_media_type` (send application/json).",
+    422: "Unprocessable request.",
+    429: "Throttled: `throttled`; retry after `Retry-After` seconds.",
+    503: "Service unavailable: `unavailable`.",
+}
+
+
+def problem_responses(*statuses: int | tuple[int, str]) -> dict:
+    """``extend_schema`` responses documenting errors as problem+json.
+
+    Each argument is a status code, or ``(status, description)`` to describe
+    the codes that operation may answer with::
+
+        @extend_schema(responses={200: GameSerializer,
+                                  **problem_responses(401, 404, (409, "`stale_version`"))})
+    """
+    responses = {}
+    for item in statuses:
+        status, description = item if isinstance(item, tuple) else (item, None)
+        if description is None:
+            description = PROBLEM_DESCRIPTIONS.get(status) or HTTPStatus(status).phrase
+        responses[(status, PROBLEM_CONTENT_TYPE)] = OpenApiResponse(
+            response=ProblemSerializer, description=description
+        )
+    return responses

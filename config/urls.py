@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config.views import HealthView
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("health", HealthView.as_view(schema=None), name="health-root"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/v1/health", HealthView.as_view(), name="health"),
+    path("api/v1/", include("players.urls")),
+    path("api/v1/", include("games.urls")),
+]
+
+handler400 = "config.problems.bad_request"
+handler403 = "config.problems.permission_denied"
+handler404 = "config.problems.page_not_found"
+handler500 = "config.problems.server_error"
