@@ -1,0 +1,32 @@
+"""Read operations on players."""
+
+from importlib import import_module
+from typing import Any
+
+from players.models import Player
+
+NO_STATS = {"games_played": 0, "games_won": 0}
+
+
+def player_stats(player: Player) -> dict[str, int]:
+    """{"games_played": int, "games_won": int}, from the games app when it provides them."""
+    try:
+        games_selectors = import_module("games.selectors")
+    except ModuleNotFoundError as exc:
+        if exc.name != "games.selectors":
+            raise
+        return dict(NO_STATS)
+    stats_for_player = getattr(games_selectors, "stats_for_player", None)
+    if stats_for_player is None:
+        return dict(NO_STATS)
+    stats = stats_for_player(player)
+    return {"games_played": stats["games_played"], "games_won": stats["games_won"]}
+
+
+def player_profile(player: Player) -> dict[str, Any]:
+    return {
+        "id": player.id,
+        "username": player.username,
+        "date_joined": player.date_joined,
+        **player_stats(player),
+    }
