@@ -1,0 +1,564 @@
+"""Benchmark of the HTTP API on PostgreSQL: moves per second and move latency.
+
+    python bench/api.py                                  # defaults: ~2 minutes
+    python bench/api.py --clients 16 --games 64 --duration 30 --workers 2 --threads 4
+    python bench/api.py --skip-long --duration 10        # throughput only
+
+What it does, in one run:
+
+1. creates its own PostgreSQL database (``--db-name``, default ``uno_bench``; any
+   leftover of that name is dropped first), runs the migrations into it
+   (``manage.py migrate`` with the bench settings: the floor app's tables too);
+2. starts gunicorn on a free 127.0.0.1 port with ``--workers`` processes
+   (``--threads`` threads each), ``DEBUG`` off, generous throttle rates
+   (``THROTTLE_USER`` / ``THROTTLE_ANON`` / ``THROTTLE_AUTH``), Redis as the cache
+   (``--redis-url``; '' for none) and the settings module ``bench.floor_settings``:
+   the product's settings and URLs plus a bare endpoint (bench/floor_app) that is
+   not part of the product;
+3. registers 2 players per client and creates ``--games`` two-player ``standard``
+   games through the API (create, join, start), shared out among the clients;
+4. long game: a game with ``{"rounds": 1000}`` played through the API by one
+   client to move ``--long-moves``, and a fresh one to move ``--early-move``; then
+   ``--samples`` moves of each, alternating between the two games, are timed: the
+   median move request at position ~2000 against the one at ~20;
+5. product: ``--clients`` threads, each with its own keep-alive connection, play
+   their games for ``--duration`` seconds, every move a GET of the game as the
+   player whose turn it is then a POST of one of its ``legal_actions`` with
+   ``expected_version``; prints moves/s and the p50/p99 latency of the move (POST);
+6. floor: the same clients for the same time against ``/bench/floor/<row>``: a GET
+   of a row, then a POST (token auth and throttling as the product, one
+   ``select_for_update`` of the client's own row, a counter incremented, one row
+   inserted, a small JSON answer): the cheapest write this stack can serve;
+7. stops gunicorn and drops the database (also on Ctrl-C or SIGTERM).
+
+The clients run in this process (threads, ``http.client``) on the same machine
+as the server: what they cost is part of what is measured.  Registration uses a
+fast password hasher (setup only; the move path never hashes).  The first
+``--warmup`` seconds of each load phase are not counted.  Prints figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import math
+import os
+import random
+import secrets
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV_BIN = ROOT / ".venv" / "bin"
+PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
+GUNICORN = str(VENV_BIN / "gunicorn") if (VENV_BIN / "gunicorn").exists() else "gunicorn"
+API = "/api/v1"
+
+
+# --------------------------------------------------------------------------------------
+# Figures
+# --------------------------------------------------------------------------------------
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[max(0, min(len(s) - 1, math.ceil(q / 100 * len(s)) - 1))]
+
+
+def ms(x: float) -> str:
+    return "n/a" if x != x else f"{x * 1000:.1f}"
+
+
+# --------------------------------------------------------------------------------------
+# HTTP client: one keep-alive connection per client
+# --------------------------------------------------------------------------------------
+class Client:
+    def __init__(self, port: int):
+        self.port = port
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def request(self, method: str, path: str, token: str | None = None, body=None) -> tuple[int, object, float]:
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Token {token}"
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        for attempt in range(2):
+            try:
+                t0 = time.perf_counter()
+                self.conn.request(method, path, body=payload, headers=headers)
+                resp = self.conn.getresponse()
+                raw = resp.read()
+                dt = time.perf_counter() - t0
+                break
+            except (OSError, http.client.HTTPException):
+                # the server closed an idle keep-alive connection: reconnect once
+                self.conn.close()
+                if attempt:
+                    raise
+        try:
+            data = json.loads(raw) if raw else None
+        except ValueError:
+            data = raw[:200]
+        return resp.status, data, dt
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def call(client: Client, method: str, path: str, token: str | None = None, body=None, expect=(200,)):
+    status, data, _ = client.request(method, path, token, body)
+    if status not in expect:
+        raise RuntimeError(f"{method} {path} -> {status}: {data}")
+    return data
+
+
+# --------------------------------------------------------------------------------------
+# Server: database, migrations, gunicorn
+# --------------------------------------------------------------------------------------
+def admin_conn(pg_url: str):
+    import psycopg
+
+    return psycopg.connect(pg_url.rstrip("/") + "/postgres", autocommit=True)
+
+
+def create_db(pg_url: str, name: str) -> None:
+    from psycopg import sql
+
+    with admin_conn(pg_url) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def drop_db(pg_url: str, name: str) -> None:
+    from psycopg import sql
+
+    with admin_conn(pg_url) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def pg_version(pg_url: str) -> str:
+    with admin_conn(pg_url) as conn:
+        return conn.execute("SHOW server_version").fetchone()[0]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_env(args, db_url: str, prefix: str) -> dict:
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="bench.floor_settings",
+        DATABASE_URL=db_url,
+        DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(40),
+        LOG_LEVEL="WARNING",
+        THROTTLE_USER=args.throttle,
+        THROTTLE_ANON=args.throttle,
+        THROTTLE_AUTH=args.throttle,
+        REDIS_URL=args.redis_url,
+        BENCH_CACHE_PREFIX=prefix,
+        BENCH_FAST_PASSWORD_HASHER="1",
+        RUN_DIR=str(Path(tempfile.gettempdir()) / f"uno_bench_run_{os.getpid()}"),
+        PYTHONWARNINGS="ignore",
+    )
+    return env
+
+
+def migrate(env: dict) -> None:
+    subprocess.run(
+        [PYTHON, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT, env=env, check=True,
+    )
+
+
+class Server:
+    def __init__(self, args, env: dict):
+        self.port = args.port or free_port()
+        self.log = tempfile.NamedTemporaryFile(prefix="uno_bench_gunicorn_", suffix=".log", delete=False)
+        cmd = [
+            GUNICORN, "config.wsgi:application",
+            "--bind", f"127.0.0.1:{self.port}",
+            "--workers", str(args.workers),
+            "--threads", str(args.threads),
+            "--chdir", str(ROOT),
+            "--log-level", "warning",
+            "--timeout", "120",
+        ]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"gunicorn exited ({self.proc.returncode}):\n{self.tail()}")
+            try:
+                c = Client(self.port)
+                status, _, _ = c.request("GET", f"{API}/players/me")
+                c.close()
+                if status == 401:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError(f"gunicorn not ready after {timeout:.0f} s:\n{self.tail()}")
+
+    def tail(self, n: int = 40) -> str:
+        try:
+            return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)  # gunicorn's master and its workers
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+        try:
+            os.unlink(self.log.name)
+        except OSError:
+            pass
+
+
+def clear_redis(url: str, prefix: str) -> int:
+    if not url:
+        return 0
+    try:
+        import redis
+    except ImportError:
+        return 0
+    r = redis.Redis.from_url(url)
+    keys = list(r.scan_iter(match=f"{prefix}:*", count=1000))
+    for i in range(0, len(keys), 500):
+        r.delete(*keys[i : i + 500])
+    return len(keys)
+
+
+# --------------------------------------------------------------------------------------
+# Playing
+# --------------------------------------------------------------------------------------
+def pick(legal: list[dict], rng: random.Random) -> dict:
+    """A plain player: a playable card (calling UNO with the next-to-last), else a
+    colour, else draw / pass; never challenges."""
+    plays = [a for a in legal if a["type"] == "play"]
+    if plays:
+        calling = [a for a in plays if a.get("uno")]
+        return rng.choice(calling or plays)
+    for kind in ("choose_color", "draw", "pass"):
+        options = [a for a in legal if a["type"] == kind]
+        if options:
+            return rng.choice(options)
+    return legal[0]
+
+
+class Game:
+    def __init__(self, gid: int, tokens: list[str], current: int | None):
+        self.id = gid
+        self.tokens = tokens  # per seat
+        self.current = current
+        self.finished = False
+
+
+def register(client: Client, name: str) -> str:
+    data = call(client, "POST", f"{API}/auth/register",
+                body={"username": name, "password": f"pw-{secrets.token_hex(8)}"}, expect=(201,))
+    return data["token"]
+
+
+def new_game(client: Client, tokens: list[str], options: dict | None = None) -> Game:
+    body = {"ruleset": "standard", "max_players": 2}
+    if options:
+        body["options"] = options
+    g = call(client, "POST", f"{API}/games", tokens[0], body, expect=(201,))
+    call(client, "POST", f"{API}/games/{g['id']}/join", tokens[1])
+    g = call(client, "POST", f"{API}/games/{g['id']}/start", tokens[0])
+    return Game(g["id"], tokens, g["current_seat"])
+
+
+def play_move(client: Client, game: Game, rng: random.Random, stats: dict | None, t_from: float) -> int | None:
+    """GET the game as the player to act, POST one of its legal actions; returns the
+    new version (None: the game is over or the move was refused)."""
+    token = game.tokens[game.current]
+    t_get = time.perf_counter()
+    status, view, dt_get = client.request("GET", f"{API}/games/{game.id}", token)
+    if status != 200:
+        if stats is not None:
+            stats["errors"][f"GET {status}"] += 1
+        return None
+    if view["status"] != "active":
+        game.finished = True
+        return None
+    if view["current_seat"] != game.current:
+        game.current = view["current_seat"]
+        return None
+    action = dict(pick(view["legal_actions"], rng))
+    action["expected_version"] = view["version"]
+    t_post = time.perf_counter()
+    status, res, dt_post = client.request("POST", f"{API}/games/{game.id}/actions", token, action)
+    if stats is not None and t_get >= t_from:
+        stats["get"].append(dt_get)
+    if status != 200:
+        if stats is not None:
+            stats["errors"][f"POST {status} {res.get('code') if isinstance(res, dict) else ''}"] += 1
+        return None
+    if stats is not None and t_post >= t_from:
+        stats["post"].append(dt_post)
+    g = res["game"]
+    game.current = g["current_seat"]
+    game.finished = g["status"] != "active"
+    return g["version"]
+
+
+def new_stats() -> dict:
+    return {"get": [], "post": [], "errors": Counter()}
+
+
+def merge_stats(parts: list[dict]) -> dict:
+    out = new_stats()
+    for p in parts:
+        out["get"] += p["get"]
+        out["post"] += p["post"]
+        out["errors"].update(p["errors"])
+    return out
+
+
+def run_phase(port: int, n_clients: int, duration: float, warmup: float, body) -> tuple[dict, float]:
+    """Run ``body(client_index, http_client, stats, t_from, t_end)`` in n threads."""
+    results: list[dict] = [new_stats() for _ in range(n_clients)]
+    t_start = time.perf_counter()
+    t_from, t_end = t_start + warmup, t_start + warmup + duration
+    failures: list[BaseException] = []
+
+    def worker(i: int) -> None:
+        c = Client(port)
+        try:
+            body(i, c, results[i], t_from, t_end)
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+        finally:
+            c.close()
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(n_clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.5)
+    if failures:
+        print(f"   {len(failures)} client(s) failed, first: {failures[0]!r}")
+    return merge_stats(results), duration
+
+
+def report_row(label: str, stats: dict, seconds: float) -> None:
+    post, get = stats["post"], stats["get"]
+    errors = sum(stats["errors"].values())
+    print(f"{label:<10}{len(post):>8}{len(post) / seconds:>10.1f}"
+          f"{ms(percentile(post, 50)):>9}{ms(percentile(post, 99)):>9}"
+          f"{ms(percentile(get, 50)):>9}{ms(percentile(get, 99)):>9}{errors:>8}")
+    if stats["errors"]:
+        print(f"          errors: {dict(stats['errors'])}")
+
+
+# --------------------------------------------------------------------------------------
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--clients", type=int, default=16, help="concurrent clients (threads), default 16")
+    ap.add_argument("--games", type=int, default=64, help="two-player games shared by the clients, default 64")
+    ap.add_argument("--duration", type=float, default=30.0, help="seconds measured per load phase, default 30")
+    ap.add_argument("--warmup", type=float, default=3.0, help="seconds not counted at the start of a phase")
+    ap.add_argument("--workers", type=int, default=2, help="gunicorn workers (2-4), default 2")
+    ap.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker (as scripts/run.sh), "
+                    "default 4")
+    ap.add_argument("--long-moves", type=int, default=2000, help="position of the late sample, default 2000")
+    ap.add_argument("--early-move", type=int, default=20, help="position of the early sample, default 20")
+    ap.add_argument("--samples", type=int, default=21, help="timed moves at each position, default 21")
+    ap.add_argument("--skip-long", action="store_true", help="skip the long-game measurement")
+    ap.add_argument("--skip-floor", action="store_true", help="skip the floor endpoint")
+    ap.add_argument("--pg", default="postgresql://postgres@127.0.0.1:5432", help="PostgreSQL server URL "
+                    "(no database)")
+    ap.add_argument("--db-name", default="uno_bench")
+    ap.add_argument("--redis-url", default="redis://127.0.0.1:6379/13",
+                    help="cache (throttle counters) and broker; '' for the local-memory cache")
+    ap.add_argument("--throttle", default="1000000/min", help="THROTTLE_USER/ANON/AUTH rates")
+    ap.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
+    db_url = f"{args.pg.rstrip('/')}/{args.db_name}"
+    prefix = f"uno_bench_{os.getpid()}"
+    env = server_env(args, db_url, prefix)
+    rng = random.Random(args.seed)
+    server: Server | None = None
+    created = False
+    t_all = time.perf_counter()
+    try:
+        print(f"PostgreSQL {pg_version(args.pg)}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs; "
+              f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        create_db(args.pg, args.db_name)
+        created = True
+        t0 = time.perf_counter()
+        migrate(env)
+        server = Server(args, env)
+        server.wait_ready()
+        print(f"database {args.db_name} migrated, gunicorn up on 127.0.0.1:{server.port} "
+              f"({args.workers} workers x {args.threads} threads, DEBUG off, cache "
+              f"{'Redis' if args.redis_url else 'local memory'}) in {time.perf_counter() - t0:.1f} s")
+
+        # -- setup: players and games ------------------------------------------------
+        t0 = time.perf_counter()
+        setup = Client(server.port)
+        run_id = secrets.token_hex(3)
+        pairs = [[register(setup, f"b{run_id}c{i}s{s}") for s in (0, 1)] for i in range(args.clients)]
+        games: list[list[Game]] = [[] for _ in range(args.clients)]
+        for k in range(args.games):
+            i = k % args.clients
+            games[i].append(new_game(setup, pairs[i]))
+        print(f"setup: {2 * args.clients} players, {args.games} games in {time.perf_counter() - t0:.1f} s")
+        print()
+
+        # -- long game --------------------------------------------------------------------
+        if not args.skip_long:
+            t0 = time.perf_counter()
+
+            def move(g: Game, stats: dict) -> int:
+                for _ in range(100):
+                    v = play_move(setup, g, rng, stats, 0.0)
+                    if v is not None:
+                        return v
+                    if g.finished:
+                        raise RuntimeError("the long game ended early")
+                raise RuntimeError(f"long game stuck: {dict(stats['errors'])}")
+
+            def advance(g: Game, version: int, to: int) -> int:
+                while version < to:
+                    version = move(g, new_stats())
+                return version
+
+            # The late game is played up to just before the late sample, then a fresh
+            # game up to just before the early one; the timed moves then alternate
+            # between the two, so that drift in the machine's load hits both alike.
+            late_game = new_game(setup, pairs[0], {"rounds": 1000})
+            v_late = advance(late_game, 1, args.long_moves - 1)
+            early_game = new_game(setup, pairs[0], {"rounds": 1000})
+            v_early = advance(early_game, 1, args.early_move - 1)
+            e_stats, l_stats = new_stats(), new_stats()
+            for _ in range(args.samples):
+                v_early = move(early_game, e_stats)
+                v_late = move(late_game, l_stats)
+            e, l_ = e_stats["post"], l_stats["post"]
+            print(f"== Long game ({{'rounds': 1000}}, one client, no other load from this script; "
+                  f"{v_late + v_early} moves played in {time.perf_counter() - t0:.1f} s)")
+            me, ml = statistics.median(e), statistics.median(l_)
+            print(f"   move (POST) at positions {v_early - args.samples + 1}-{v_early} of a new game: "
+                  f"median {ms(me)} ms (min {ms(min(e))}, n={len(e)})")
+            print(f"   move (POST) at positions {v_late - args.samples + 1}-{v_late} of the long game: "
+                  f"median {ms(ml)} ms (min {ms(min(l_))}, n={len(l_)})")
+            print(f"   ratio late/early: {ml / me:.2f} on medians ({min(l_) / min(e):.2f} on minima); "
+                  f"timed moves alternate between the two games")
+            print(f"   GET of the game: median {ms(statistics.median(e_stats['get']))} ms early, "
+                  f"{ms(statistics.median(l_stats['get']))} ms late")
+            print()
+
+        # -- load phases ------------------------------------------------------------------
+        print(f"== Load: {args.clients} clients (threads, keep-alive), {args.duration:g} s measured after "
+              f"{args.warmup:g} s warm-up per phase; gunicorn {args.workers} workers x {args.threads} threads")
+
+        def product(i: int, c: Client, stats: dict, t_from: float, t_end: float) -> None:
+            crng = random.Random(args.seed * 1000 + i)
+            mine = games[i]
+            k = 0
+            while time.perf_counter() < t_end:
+                live = [g for g in mine if not g.finished]
+                if not live:
+                    mine.append(new_game(c, pairs[i]))
+                    continue
+                play_move(c, live[k % len(live)], crng, stats, t_from)
+                k += 1
+
+        def floor(i: int, c: Client, stats: dict, t_from: float, t_end: float) -> None:
+            token = pairs[i][0]
+            path = f"/bench/floor/{i + 1}"
+            while time.perf_counter() < t_end:
+                t_get = time.perf_counter()
+                status, _, dt_get = c.request("GET", path, token)
+                if status != 200:
+                    stats["errors"][f"GET {status}"] += 1
+                    continue
+                t_post = time.perf_counter()
+                status, _, dt_post = c.request("POST", path, token, {"type": "play", "card": 17})
+                if status != 200:
+                    stats["errors"][f"POST {status}"] += 1
+                    continue
+                if t_get >= t_from:
+                    stats["get"].append(dt_get)
+                if t_post >= t_from:
+                    stats["post"].append(dt_post)
+
+        rows = [("product", run_phase(server.port, args.clients, args.duration, args.warmup, product))]
+        if not args.skip_floor:
+            rows.append(("floor", run_phase(server.port, args.clients, args.duration, args.warmup, floor)))
+        print()
+        print(f"{'endpoint':<10}{'moves':>8}{'moves/s':>10}{'POST p50':>9}{'p99':>9}{'GET p50':>9}"
+              f"{'p99':>9}{'errors':>8}")
+        print(f"{'':<28}{'(ms)':>9}{'(ms)':>9}{'(ms)':>9}{'(ms)':>9}")
+        print("-" * 72)
+        for label, (stats, seconds) in rows:
+            report_row(label, stats, seconds)
+        print()
+        print("   product: POST /api/v1/games/{id}/actions (with expected_version), each preceded by GET "
+              "/api/v1/games/{id}")
+        if not args.skip_floor:
+            print("   floor:   POST /bench/floor/{row} (lock one row, update it, insert one row), each preceded "
+                  "by GET of the row")
+        print("   moves = POSTs answered 200 within the measured window; latencies are client-side, "
+              "keep-alive, over loopback")
+    except KeyboardInterrupt:
+        print("\ninterrupted: cleaning up")
+    finally:
+        if server is not None:
+            if server.proc.poll() is not None:
+                print(f"gunicorn had exited ({server.proc.returncode}):\n{server.tail()}")
+            server.stop()
+        if created:
+            try:
+                drop_db(args.pg, args.db_name)
+            except Exception as exc:  # noqa: BLE001 - report, never mask the run's own error
+                print(f"could not drop database {args.db_name}: {exc}")
+        shutil.rmtree(env["RUN_DIR"], ignore_errors=True)
+        try:
+            clear_redis(args.redis_url, prefix)
+        except Exception as exc:  # noqa: BLE001
+            print(f"could not clear Redis keys {prefix}:*: {exc}")
+        print(f"(total {time.perf_counter() - t_all:.0f} s; gunicorn stopped, database {args.db_name} dropped)")
+
+
+if __name__ == "__main__":
+    main()

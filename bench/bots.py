@@ -1,0 +1,684 @@
+"""Benchmark of the bots (games/bots): strength and decision time.
+
+    python bench/bots.py                         # all three parts, defaults below
+    python bench/bots.py --part rlcard --games 2000 --procs 2
+    python bench/bots.py --part roundrobin --games 400
+    python bench/bots.py --part timing --decisions 1000
+    python bench/bots.py --budget-ms 30          # hard's search budget (default: HARD_BUDGET_MS)
+
+Parts (``--part``, default ``all``):
+
+``rlcard``
+    Our ``hard`` (and, as references, ``normal`` and RLCard's own random agent)
+    heads-up against RLCard's ``uno-rule-v1`` rule agent, inside RLCard's UNO
+    environment (``pip install rlcard``).  Our bots play through an adapter
+    (:class:`OurAgent`), an RLCard agent that at each of its turns builds one of
+    *our* engine's states consistent with what RLCard shows the player (its hand,
+    the target card and colour, the opponent's card count, the cards played since
+    the last reshuffle; every unseen card dealt at random from the rest of the
+    108-card deck: a determinization), asks ``games.bots.choose`` among our legal
+    actions that map onto RLCard's legal actions, and maps the answer back to an
+    RLCard action.  With ``--infer`` (the default) the adapter also follows the
+    opponent's public actions (:class:`OpponentModel`: a draw proves it held nothing
+    playable, a Wild Draw Four that it held nothing else playable) and ``hard``
+    deals the opponent's hidden cards under those constraints
+    (``games.bots.sampling``); ``--no-infer`` deals them uniformly.  Both seat
+    orders are played equally (RLCard's player 0 starts).  Win rates come with a 95% Wilson interval.
+``roundrobin``
+    Our four levels against each other in our own engine: heads-up ``standard``
+    games of one round (``{"rounds": 1}``), N games per pairing, seats
+    alternated; every seat also gets its out-of-turn chances (catching UNO).
+``timing``
+    Decision time of each level (``games.bots.decide``: observation + choice),
+    median and p99, over in-turn decisions with more than one legal action,
+    in our engine (each level against ``normal``), in one process.
+
+How RLCard's UNO differs from ours (read from rlcard/games/uno/round.py):
+one round, 2 players, no UNO call, no challenge; a player may draw only when it
+holds nothing playable, and Wild Draw Four is legal only when nothing else is;
+a drawn card is played at once when it is a wild (random colour, without its
++4 effect) or of the target's colour, otherwise it is kept and the turn passes;
+Reverse with two players just passes the turn; Skip / Draw Two / Wild Draw Four
+give the player another turn.  The adapter's engine options are
+``{"rounds": 1, "two_player_replay": False}`` (so Reverse passes the turn, as in
+RLCard); since our bots decide only among RLCard's legal actions and a play of
+the next-to-last card is always made with ``"uno": true``, the remaining
+differences only affect what our ``hard`` bot's rollouts assume about the future
+(the draw rule and the challenge).
+
+Prints figures only; there are no assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from games.bots import choose, decide  # noqa: E402
+from games.bots.sampling import constrained_sampler  # noqa: E402
+from games.bots.policies import HARD_BUDGET_MS, LEVELS  # noqa: E402
+from games.engine import ACTIVE, apply, get_deck, legal_actions, new_game  # noqa: E402
+from games.engine.options import make_config  # noqa: E402
+from games.engine.state import State  # noqa: E402
+
+DECK = get_deck("standard_108")
+RL_COLORS = {"r": "red", "g": "green", "b": "blue", "y": "yellow"}
+OUR_COLORS = {v: k for k, v in RL_COLORS.items()}
+RL_TRAITS = {
+    **{str(i): str(i) for i in range(10)},
+    "skip": "skip",
+    "reverse": "reverse",
+    "draw_2": "draw_two",
+    "wild": "wild",
+    "wild_draw_4": "wild_draw_four",
+}
+OUR_TRAITS = {v: k for k, v in RL_TRAITS.items()}
+WILDS = ("wild", "wild_draw_four")
+#: our engine's rules made as close to RLCard's as the options allow
+ADAPTER_OPTIONS = {"rounds": 1, "two_player_replay": False}
+ADAPTER_CONFIG = make_config("standard", ADAPTER_OPTIONS, 2, "adapter")
+#: ids of our deck per (colour, rank); colour None for wilds
+IDS_BY_TYPE: dict[tuple[str | None, str], list[int]] = {}
+for _cid in range(len(DECK)):
+    IDS_BY_TYPE.setdefault((DECK.color[_cid], DECK.rank[_cid]), []).append(_cid)
+#: an RLCard game that has not ended after this many steps is abandoned (never seen)
+RL_STEP_CAP = 20_000
+ENGINE_ACTION_CAP = 5_000
+
+
+# --------------------------------------------------------------------------------------
+# Statistics
+# --------------------------------------------------------------------------------------
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion."""
+    if n == 0:
+        return (float("nan"), float("nan"))
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (centre - half, centre + half)
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """Nearest-rank percentile of an already sorted list."""
+    if not sorted_values:
+        return float("nan")
+    k = max(0, min(len(sorted_values) - 1, math.ceil(q / 100 * len(sorted_values)) - 1))
+    return sorted_values[k]
+
+
+def game_seed(base: int, i: int) -> int:
+    return (base * 1_000_003 + i * 7919) % (2**31 - 1)
+
+
+# --------------------------------------------------------------------------------------
+# RLCard <-> our engine
+# --------------------------------------------------------------------------------------
+def rl_type(card: str) -> tuple[tuple[str | None, str], str | None]:
+    """An RLCard card string ('r-7', 'b-wild') -> ((our colour or None, our rank), colour named)."""
+    c, t = card.split("-", 1)
+    rank = RL_TRAITS[t]
+    if rank in WILDS:
+        return (None, rank), RL_COLORS[c]
+    return (RL_COLORS[c], rank), RL_COLORS[c]
+
+
+def rl_string(action: dict, hand_colour: str | None = None) -> str | None:
+    """Our action -> the RLCard action id it means (None: no RLCard counterpart)."""
+    kind = action.get("type")
+    if kind == "draw":
+        return "draw"
+    if kind != "play":
+        return None
+    card = action.get("card")
+    if not isinstance(card, int) or not 0 <= card < len(DECK):
+        return None
+    rank, colour = DECK.rank[card], DECK.color[card]
+    if colour is None:
+        colour = action.get("color")
+        if colour is None:
+            return None
+    return f"{OUR_COLORS[colour]}-{OUR_TRAITS[rank]}"
+
+
+def target_string(raw: dict, rl_legal: list[str] | None = None) -> str:
+    """The target card with the colour in force.  RLCard's ``target`` string is made
+    when the card is created: for a wild it names the card's original colour, not the
+    one chosen (``UnoCard.str`` is not updated); ``played_cards`` (rebuilt from the
+    cards) is right, and its last card is always the target, unless a reshuffle just
+    emptied it: then a colour in force is read off the legal non-wild plays."""
+    if raw["played_cards"]:
+        return raw["played_cards"][-1]
+    target = raw["target"]
+    c, t = target.split("-", 1)
+    if RL_TRAITS[t] in WILDS:
+        for a in rl_legal if rl_legal is not None else raw["legal_actions"]:
+            if a != "draw" and RL_TRAITS[a.split("-", 1)[1]] not in WILDS:
+                return f"{a[0]}-{t}"
+    return target
+
+
+class Determinizer:
+    """Builds one of our engine's states from an RLCard raw observation."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.anomalies = 0  # cards RLCard shows that our 108-card deck had no free id for
+
+    def build(self, raw: dict) -> State:
+        me = raw["current_player"]
+        pool = {k: list(v) for k, v in IDS_BY_TYPE.items()}
+
+        def take(kind: tuple[str | None, str], strict: bool = False) -> int | None:
+            ids = pool.get(kind)
+            if ids:
+                return ids.pop()
+            if strict:
+                return None
+            # RLCard can hold a card twice (it reshuffles the target card into the
+            # deck): use any free card of the same rank, else any free card.
+            self.anomalies += 1
+            for (colour, rank), ids in pool.items():
+                if rank == kind[1] and ids:
+                    return ids.pop()
+            for ids in pool.values():
+                if ids:
+                    return ids.pop()
+            return None
+
+        hand = [c for c in (take(rl_type(s)[0]) for s in raw["hand"]) if c is not None]
+        below = list(raw["played_cards"])
+        target_kind, colour = rl_type(target_string(raw))
+        if below:
+            below.pop()  # the target: the last card played (played_cards is empty after a reshuffle)
+        top = take(target_kind)
+        discard = [c for c in (take(rl_type(s)[0], strict=True) for s in below) if c is not None]
+        self.rng.shuffle(discard)  # their order does not matter; keeps the pile unbiased
+        discard.append(top)
+        unseen = [c for ids in pool.values() for c in ids]
+        self.rng.shuffle(unseen)
+        need = raw["num_cards"][1 - me]
+        while len(unseen) < need and len(discard) > 1:
+            unseen.append(discard.pop(0))
+        opp, draw_pile = unseen[:need], unseen[need:]
+        cfg = ADAPTER_CONFIG
+        config = type(cfg)(cfg.preset, cfg.seats, f"rl:{self.rng.random()}", cfg.options)
+        return State(
+            config=config,
+            status=ACTIVE,
+            round=1,
+            dealer=1,
+            scores=[0, 0],
+            hands=[hand, opp],  # we are always seat 0 of our engine
+            draw_pile=draw_pile,
+            discard=discard,
+            current=0,
+            direction=1,
+            color=colour,
+            pending=None,
+            drawn=[],
+        )
+
+
+def restrict(legal: list[dict], rl_legal: list[str], hand_size: int) -> dict[str, dict]:
+    """Our legal actions that map onto RLCard's legal ones: one per RLCard action id
+    (a play of the next-to-last card with ``"uno": true``; RLCard has no UNO call)."""
+    allowed = set(rl_legal)
+    out: dict[str, dict] = {}
+    for a in legal:
+        s = rl_string(a)
+        if s is None or s not in allowed:
+            continue
+        if a["type"] == "play" and hand_size == 2 and not a.get("uno"):
+            continue
+        out.setdefault(s, a)
+    return out
+
+
+def closest(rl_legal: list[str], wanted: str | None, rng: random.Random) -> str:
+    """The legal RLCard action nearest to ``wanted`` (same card, else same rank, else colour)."""
+    if wanted in rl_legal:
+        return wanted
+    if wanted and wanted != "draw":
+        c, t = wanted.split("-", 1)
+        for test in (lambda x: x.endswith("-" + t), lambda x: x.startswith(c + "-")):
+            hits = [x for x in rl_legal if x != "draw" and test(x)]
+            if hits:
+                return hits[0]
+    return rng.choice(rl_legal)
+
+
+NO_CONSTRAINT = (frozenset(), frozenset())
+
+
+class OpponentModel:
+    """What RLCard's rules prove about the opponent's hidden cards, from public
+    events only (its actions, the target, the card counts).
+
+    One constraint ``(excluded colours, excluded ranks)`` per card of its hand.  A
+    draw is legal only with nothing playable: every card it holds then is of
+    neither the colour in force nor the target's rank, and no wild; a drawn card it
+    keeps is neither a wild nor of the colour in force.  A Wild Draw Four is legal
+    only when nothing else is: the cards left are of neither the colour nor the
+    rank, and no plain wild.  When it plays a card we remove the most constrained
+    card that card fits (the constraints are nested, so what is left is still
+    implied whichever card it really was); cards it gets otherwise (penalties) are
+    unconstrained; a count we cannot explain resets everything."""
+
+    def __init__(self):
+        self.slots: list[tuple[frozenset, frozenset]] | None = None
+
+    def reset(self) -> None:
+        self.slots = None
+
+    def _fits(self, slot, colour, rank) -> bool:
+        return colour not in slot[0] and rank not in slot[1]
+
+    def _add(self, colours, ranks) -> None:
+        self.slots = [(s[0] | colours, s[1] | ranks) for s in self.slots]
+
+    def opponent_acted(self, action: str, target: tuple[str, str], before: int, after: int) -> None:
+        """``target``: (our colour in force, our rank of the target) before the action;
+        ``before``/``after``: the opponent's card count around it."""
+        if self.slots is None or len(self.slots) != before:
+            self.slots = [NO_CONSTRAINT] * before
+        colour, rank = target
+        if action == "draw":
+            self._add(frozenset({colour}), frozenset({rank, *WILDS}))
+            if after == before + 1:
+                self.slots.append((frozenset({colour}), frozenset(WILDS)))
+        else:
+            (c, r), _ = rl_type(action)
+            fits = [i for i, s in enumerate(self.slots) if self._fits(s, c, r)]
+            i = max(fits, key=lambda i: len(self.slots[i][0]) + len(self.slots[i][1])) if fits else None
+            if i is None:
+                self.slots = [NO_CONSTRAINT] * before
+                i = 0
+            if self.slots:
+                self.slots.pop(i)
+            if r == "wild_draw_four":
+                self._add(frozenset({colour}), frozenset({rank, "wild"} if rank not in WILDS else {"wild"}))
+        self.sync(after)
+
+    def sync(self, count: int) -> None:
+        """Our own actions can only add (unconstrained) cards to the opponent's hand."""
+        if self.slots is None:
+            self.slots = [NO_CONSTRAINT] * count
+        elif len(self.slots) < count:
+            self.slots.extend([NO_CONSTRAINT] * (count - len(self.slots)))
+        elif len(self.slots) > count:
+            self.slots = [NO_CONSTRAINT] * count
+
+
+def public_target(env) -> tuple[str, str]:
+    """The colour in force and the target's rank, in our names (public information)."""
+    t = env.game.round.target
+    rank = RL_TRAITS[t.trait]
+    return RL_COLORS[t.color], rank
+
+
+class OurAgent:
+    """An RLCard agent (raw actions) that plays one of our bot levels."""
+
+    use_raw = True
+
+    def __init__(self, level: str, seed: int, budget_ms: float | None, infer: bool = False):
+        self.level = level
+        self.rng = random.Random(seed)
+        self.budget_ms = budget_ms
+        self.det = Determinizer(self.rng)
+        self.infer = infer
+        self.model = OpponentModel()
+        self.decisions = 0
+        self.choices = 0  # decisions with more than one legal action (the bot was asked)
+        self.seconds = 0.0
+        self.choice_seconds = 0.0
+        self.fallbacks = 0
+
+    def reseed(self, seed: int) -> None:
+        self.rng.seed(seed)
+        self.model.reset()
+
+    def step(self, state: dict) -> str:
+        return self.eval_step(state)[0]
+
+    def eval_step(self, state: dict):
+        t0 = time.perf_counter()
+        rl_legal = list(state["raw_legal_actions"])
+        raw = state["raw_obs"]
+        if len(rl_legal) == 1:
+            action = rl_legal[0]
+        else:
+            ours = self.det.build(raw)
+            options = restrict(legal_actions(ours, 0), rl_legal, len(ours.hands[0]))
+            picked = None
+            if options:
+                sampler = None
+                slots = self.model.slots
+                if self.infer and slots is not None and len(slots) == len(ours.hands[1]):
+                    sampler = constrained_sampler({1: list(slots)})
+                picked = choose(self.level, ours, 0, list(options.values()), self.rng, self.budget_ms,
+                                sampler=sampler)
+            wanted = rl_string(picked) if picked is not None else None
+            if wanted not in rl_legal:
+                self.fallbacks += 1
+            action = closest(rl_legal, wanted, self.rng)
+            self.choices += 1
+            self.choice_seconds += time.perf_counter() - t0
+        self.decisions += 1
+        self.seconds += time.perf_counter() - t0
+        return action, {}
+
+
+class TimedAgent:
+    """Wraps an RLCard agent to time its decisions."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.use_raw = agent.use_raw
+        self.decisions = 0
+        self.choices = 0
+        self.seconds = 0.0
+        self.choice_seconds = 0.0
+        self.fallbacks = 0
+
+    def reseed(self, seed: int) -> None:
+        pass  # RLCard's agents use numpy's global generator, seeded per game
+
+    def eval_step(self, state: dict):
+        t0 = time.perf_counter()
+        out = self.agent.eval_step(state)
+        dt = time.perf_counter() - t0
+        self.decisions += 1
+        self.seconds += dt
+        if len(state["legal_actions"]) > 1:
+            self.choices += 1
+            self.choice_seconds += dt
+        return out
+
+
+def _rl_chunk(args: tuple) -> dict:
+    """Play games [start, stop) of one agent against RLCard's rule agent."""
+    agent_name, start, stop, base_seed, budget_ms, infer = args
+    import numpy as np
+    import rlcard
+    from rlcard.agents import RandomAgent
+    from rlcard.models.uno_rule_models import UNORuleAgentV1
+
+    env = rlcard.make("uno", config={"seed": base_seed})
+    rule = UNORuleAgentV1()
+    if agent_name == "rlcard-random":
+        ours = TimedAgent(RandomAgent(num_actions=env.num_actions))
+    else:
+        ours = OurAgent(agent_name, base_seed, budget_ms, infer)
+    wins = games = unfinished = steps = 0
+    for i in range(start, stop):
+        seed = game_seed(base_seed, i)
+        env.seed(seed)
+        np.random.seed(seed % (2**32))
+        ours.reseed(seed)
+        our_pid = i % 2  # seat orders alternate (RLCard's player 0 moves first)
+        agents = [rule, rule]
+        agents[our_pid] = ours
+        try:
+            state, pid = env.reset()
+            n = 0
+            model = getattr(ours, "model", None)
+            while not env.is_over() and n < RL_STEP_CAP:
+                action, _ = agents[pid].eval_step(state)
+                actor, target = pid, public_target(env)
+                before = state["raw_obs"]["num_cards"][1 - our_pid]
+                state, pid = env.step(action, agents[pid].use_raw)
+                n += 1
+                if model is not None:  # public events only: the action, the target, the counts
+                    after = state["raw_obs"]["num_cards"][1 - our_pid]
+                    if actor != our_pid:
+                        model.opponent_acted(action, target, before, after)
+                    else:
+                        model.sync(after)
+            steps += n
+        except (IndexError, ValueError):  # RLCard fails when both piles are empty
+            unfinished += 1
+            continue
+        if not env.is_over():
+            unfinished += 1
+            continue
+        games += 1
+        wins += int(env.get_payoffs()[our_pid] > 0)
+    anomalies = getattr(getattr(ours, "det", None), "anomalies", 0)
+    return {
+        "agent": agent_name, "games": games, "wins": wins, "unfinished": unfinished, "steps": steps,
+        "decisions": ours.decisions, "choices": ours.choices, "seconds": ours.seconds,
+        "choice_seconds": ours.choice_seconds, "fallbacks": ours.fallbacks, "anomalies": anomalies,
+    }
+
+
+def _chunks(n: int, size: int) -> list[tuple[int, int]]:
+    return [(s, min(n, s + size)) for s in range(0, n, size)]
+
+
+def _merge(parts: list[dict]) -> dict:
+    out: dict = Counter()
+    for p in parts:
+        for k, v in p.items():
+            if isinstance(v, (int, float)):
+                out[k] += v
+    return dict(out)
+
+
+def part_rlcard(args, pool) -> None:
+    try:
+        import rlcard  # noqa: F401
+    except ImportError:
+        print("rlcard is not installed: pip install rlcard (skipping this part)")
+        return
+    budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
+    print(f"== Part 1: heads-up vs RLCard uno-rule-v1 in RLCard's UNO env "
+          f"(rlcard {rlcard.__version__}; {args.games} games per agent, seats alternated, "
+          f"hard budget {budget:g} ms, {args.procs} procs, seed {args.seed}, "
+          f"{'with' if args.infer else 'without'} inference from the opponent's actions)")
+    rows = []
+    for agent in ("hard", "normal", "rlcard-random"):
+        t0 = time.perf_counter()
+        size = max(1, min(50, args.games // (4 * max(1, args.procs)) or 1))
+        jobs = [(agent, s, e, args.seed, budget, args.infer) for s, e in _chunks(args.games, size)]
+        parts = list(pool.imap_unordered(_rl_chunk, jobs)) if pool else [_rl_chunk(j) for j in jobs]
+        m = _merge(parts)
+        m["wall"] = time.perf_counter() - t0
+        rows.append((agent, m))
+        print(f"   {agent}: done in {m['wall']:.1f} s", flush=True)
+    print()
+    head = (f"{'agent':<16}{'games':>7}{'win rate':>10}{'95% CI':>18}{'mean ms/decision':>18}"
+            f"{'mean ms/choice':>16}{'fallbacks':>11}")
+    print(head)
+    print("-" * len(head))
+    for agent, m in rows:
+        n, w = m["games"], m["wins"]
+        lo, hi = wilson(w, n)
+        dec = m["seconds"] / m["decisions"] * 1000 if m["decisions"] else float("nan")
+        cho = m["choice_seconds"] / m["choices"] * 1000 if m["choices"] else float("nan")
+        fb = str(m["fallbacks"]) if agent != "rlcard-random" else "-"
+        label = {"rlcard-random": "random (RLCard)"}.get(agent, agent)
+        print(f"{label:<16}{n:>7}{w / n if n else float('nan'):>10.1%}{f'[{lo:.1%}, {hi:.1%}]':>18}"
+              f"{dec:>18.2f}{cho:>16.2f}{fb:>11}")
+    print()
+    for agent, m in rows:
+        extra = f", {m['anomalies']} card(s) with no free id in our deck" if agent != "rlcard-random" else ""
+        print(f"   {agent}: {m['decisions']} decisions ({m['choices']} with >1 legal action), "
+              f"{m['unfinished']} unfinished game(s){extra}; fallbacks = answers that mapped to no "
+              f"legal RLCard action")
+    print("   win rate = games won by the agent against uno-rule-v1; ms/decision includes the adapter "
+          "(state building and mapping); a decision with one legal action is answered without the bot")
+    print()
+
+
+# --------------------------------------------------------------------------------------
+# Our engine: round robin and timing
+# --------------------------------------------------------------------------------------
+def play_engine_game(levels: tuple[str, str], seed: int, budget_ms: float | None, timer: dict | None = None):
+    """One heads-up round in our engine; returns the winning seat (None: abandoned).
+    ``timer`` (seat -> list) collects that seat's decision times (>1 legal action)."""
+    state = new_game("standard", {"rounds": 1}, 2, seed)
+    rng = random.Random(seed)
+    for _ in range(ENGINE_ACTION_CAP):
+        if state.status != ACTIVE:
+            return state.winner
+        actor = state.actor()
+        acted = False
+        for seat in (1 - actor, actor):  # out-of-turn chances first (catching UNO), then the turn
+            legal = legal_actions(state, seat)
+            if not legal:
+                continue
+            t0 = time.perf_counter()
+            action = decide(levels[seat], state, seat, rng, budget_ms=budget_ms)
+            dt = time.perf_counter() - t0
+            if timer is not None and seat in timer and seat == actor and len(legal) > 1:
+                timer[seat].append(dt)
+            if action is None:
+                if seat == actor:
+                    action = legal[0]
+                else:
+                    continue
+            apply(state, seat, action)
+            acted = True
+            break
+        if not acted:
+            return None
+    return None
+
+
+def _rr_chunk(args: tuple) -> dict:
+    a, b, start, stop, base_seed, budget_ms = args
+    wins_a = games = 0
+    for i in range(start, stop):
+        seed = game_seed(base_seed, i)
+        seat_a = i % 2
+        levels = (a, b) if seat_a == 0 else (b, a)
+        winner = play_engine_game(levels, seed, budget_ms)
+        if winner is None:
+            continue
+        games += 1
+        wins_a += int(winner == seat_a)
+    return {"pair": (a, b), "games": games, "wins": wins_a, "abandoned": (stop - start) - games}
+
+
+def part_roundrobin(args, pool) -> None:
+    n = args.rr_games if args.rr_games is not None else min(args.games, 500)
+    budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
+    print(f"== Part 2: round robin in our engine (standard, heads-up, {{'rounds': 1}}, {n} games per "
+          f"pairing, seats alternated, hard budget {budget:g} ms, {args.procs} procs, seed {args.seed})")
+    pairs = [(LEVELS[i], LEVELS[j]) for i in range(len(LEVELS)) for j in range(i + 1, len(LEVELS))]
+    size = max(1, min(25, n // (2 * max(1, args.procs)) or 1))
+    jobs = [(a, b, s, e, args.seed, budget) for a, b in pairs for s, e in _chunks(n, size)]
+    t0 = time.perf_counter()
+    parts = list(pool.imap_unordered(_rr_chunk, jobs)) if pool else [_rr_chunk(j) for j in jobs]
+    res: dict[tuple[str, str], list[int]] = {}
+    abandoned = 0
+    for p in parts:
+        r = res.setdefault(p["pair"], [0, 0])
+        r[0] += p["wins"]
+        r[1] += p["games"]
+        abandoned += p["abandoned"]
+    print(f"   done in {time.perf_counter() - t0:.1f} s; {abandoned} game(s) abandoned at "
+          f"{ENGINE_ACTION_CAP} actions")
+    print("   cell: win rate of the row level against the column level, 95% CI half-width (Wilson)")
+    print()
+    width = 18
+    print(f"{'row vs col':<10}" + "".join(f"{lv:>{width}}" for lv in LEVELS))
+    for r in LEVELS:
+        cells = []
+        for c in LEVELS:
+            if r == c:
+                cells.append(f"{'-':>{width}}")
+                continue
+            if (r, c) in res:
+                w, g = res[(r, c)]
+            else:
+                w2, g = res[(c, r)]
+                w = g - w2
+            lo, hi = wilson(w, g)
+            cells.append(f"{f'{w / g:.1%} ±{(hi - lo) / 2:.1%}' if g else 'n/a':>{width}}")
+        print(f"{r:<10}" + "".join(cells))
+    print()
+
+
+def part_timing(args) -> None:
+    budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
+    print(f"== Part 3: decision time per level in our engine (decide(): observation + choice; in-turn "
+          f"decisions with >1 legal action; each level vs normal, heads-up, one process, "
+          f"hard budget {budget:g} ms, up to {args.decisions} decisions per level)")
+    print()
+    head = f"{'level':<8}{'decisions':>10}{'median ms':>12}{'p99 ms':>10}{'max ms':>10}{'games':>7}"
+    print(head)
+    print("-" * len(head))
+    for level in LEVELS:
+        times: list[float] = []
+        i = 0
+        t0 = time.perf_counter()
+        while len(times) < args.decisions and i < 100_000:
+            seed = game_seed(args.seed + 17, i)
+            seat = i % 2
+            levels = (level, "normal") if seat == 0 else ("normal", level)
+            timer = {seat: []}
+            play_engine_game(levels, seed, budget, timer)
+            times.extend(timer[seat])
+            i += 1
+        times = sorted(times[: args.decisions])
+        ms = [t * 1000 for t in times]
+        print(f"{level:<8}{len(ms):>10}{statistics.median(ms) if ms else float('nan'):>12.3f}"
+              f"{percentile(ms, 99):>10.3f}{(ms[-1] if ms else float('nan')):>10.3f}{i:>7}"
+              f"   ({time.perf_counter() - t0:.1f} s)", flush=True)
+    print()
+
+
+# --------------------------------------------------------------------------------------
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", choices=("rlcard", "roundrobin", "timing", "all"), default="all")
+    ap.add_argument("--games", type=int, default=2000, help="games per agent vs RLCard, and per pairing in "
+                    "the round robin (default 2000)")
+    ap.add_argument("--rr-games", type=int, default=None, help="games per pairing in the round robin "
+                    "(default: --games, at most 500: three pairings involve hard)")
+    ap.add_argument("--decisions", type=int, default=1000, help="timed decisions per level (default 1000)")
+    ap.add_argument("--procs", type=int, default=2, help="parallel processes (default 2)")
+    ap.add_argument("--budget-ms", type=float, default=None,
+                    help=f"hard's time budget per decision (default HARD_BUDGET_MS = {HARD_BUDGET_MS:g})")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--infer", action=argparse.BooleanOptionalAction, default=True,
+                    help="the adapter tells hard what RLCard's rules prove about the opponent's hand "
+                    "(its forced draws, its Wild Draw Fours) and hard samples under it")
+    args = ap.parse_args()
+
+    print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
+          f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print()
+    pool = None
+    if args.procs > 1 and args.part in ("rlcard", "roundrobin", "all"):
+        pool = mp.get_context("fork").Pool(args.procs)
+    try:
+        if args.part in ("rlcard", "all"):
+            part_rlcard(args, pool)
+        if args.part in ("roundrobin", "all"):
+            part_roundrobin(args, pool)
+        if args.part in ("timing", "all"):
+            part_timing(args)
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+
+
+if __name__ == "__main__":
+    main()

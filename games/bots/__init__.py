@@ -1,0 +1,29 @@
+"""AI players (no Django).  ``choose(level, observation, seat, legal, rng)`` picks one
+of ``legal`` (or None: do nothing out of turn).  Bots are only ever given an
+observation (:func:`games.engine.observation.observe`), never the real state.
+"""
+
+from .policies import LEVELS, choose
+
+__all__ = ["LEVELS", "acting_order", "choose", "decide"]
+
+
+def acting_order(actor, seats, rng) -> list:
+    """In which order the bot ``seats`` are asked for a decision: every seat but the
+    actor first (in a random order: out-of-turn chances such as calling or catching
+    UNO are a race, and they close as soon as the actor moves), the actor last."""
+    others = [s for s in seats if s != actor]
+    rng.shuffle(others)
+    return others + [s for s in seats if s == actor]
+
+
+def decide(level: str, state, seat: int, rng, budget_ms: float | None = None):
+    """Observe ``state`` as ``seat`` and choose among its legal actions (None: pass on
+    an out-of-turn chance)."""
+    from games.engine import legal_actions
+    from games.engine.observation import observe
+
+    legal = legal_actions(state, seat)
+    if not legal:
+        return None
+    return choose(level, observe(state, seat, rng), seat, legal, rng, budget_ms=budget_ms)

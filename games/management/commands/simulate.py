@@ -1,0 +1,150 @@
+"""Bot-only games in process, to compare the bot levels.
+
+    manage.py simulate --ruleset standard --bots hard,normal,easy,random --games 100
+    manage.py simulate --bots normal,random --games 500 --options '{"rounds": 1}' --seed 7
+
+Games are played with the rules engine and ``games.bots`` directly (nothing is
+written to the database), the way the server's bot task plays them: every seat
+but the one whose turn it is gets its out-of-turn chance first (calling or
+catching UNO, jumping in), then the seat whose turn it is acts.  Seats are
+rotated from one game to the next so that every level plays from every position
+equally often.  With a seed the deals and the bots' dice are reproducible (the
+``hard`` bot's search still depends on its time budget).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from games import bots
+from games.engine import ACTIVE, EngineError, InvalidOptions, apply, new_game
+
+#: a game still running after this many actions is abandoned (counted apart)
+MAX_ACTIONS = 50_000
+BAR_WIDTH = 30
+TIMEOUT = {"type": "timeout"}
+
+
+def play_game(ruleset: str, options: dict, levels: list[str], seed: str, rng: random.Random,
+              budget_ms: float | None) -> tuple[int | None, int, int]:
+    """Play one game with ``levels[seat]`` in each seat; returns (winner seat or None
+    if abandoned, actions applied, bot actions refused by the engine)."""
+    state = new_game(ruleset, options, len(levels), seed)
+    seats = list(range(len(levels)))
+    actions = refused = 0
+    while state.status == ACTIVE and actions < MAX_ACTIONS:
+        actor = state.actor()
+        for seat in bots.acting_order(actor, seats, rng):
+            action = bots.decide(levels[seat], state, seat, random.Random(rng.random()), budget_ms=budget_ms)
+            if action is not None:
+                try:
+                    apply(state, seat, action)
+                    break
+                except EngineError:
+                    refused += 1
+            if seat == actor:  # what the server does for a bot that fails: the timer acts
+                apply(state, seat, TIMEOUT, system=True)
+                break
+        actions += 1
+    return (state.winner if state.status != ACTIVE else None), actions, refused
+
+
+class Progress:
+    """A plain-text progress bar on a command's stderr: ``\\r[#####     ] 50/100``."""
+
+    def __init__(self, total: int, stream, enabled: bool = True):
+        self.total, self.stream, self.enabled = total, stream, enabled
+        self.shown = -1.0
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if done < self.total and now - self.shown < 0.1:
+            return
+        self.shown = now
+        filled = BAR_WIDTH * done // max(1, self.total)
+        end = "\n" if done >= self.total else ""
+        self.stream.write(f"\r[{'#' * filled}{' ' * (BAR_WIDTH - filled)}] {done}/{self.total}", ending=end)
+        self.stream.flush()
+
+
+class Command(BaseCommand):
+    help = "Play bot-only games in process and print each bot level's win rate."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--ruleset", default="standard", help="preset name (default: standard)")
+        parser.add_argument("--bots", default="hard,normal,easy,random",
+                            help="comma-separated levels, one per seat (default: hard,normal,easy,random)")
+        parser.add_argument("--games", type=int, default=100, help="number of games (default: 100)")
+        parser.add_argument("--options", default="{}", help='rule options as JSON, e.g. \'{"rounds": 1}\'')
+        parser.add_argument("--seed", default=None, help="seed for reproducible deals and bot dice")
+        parser.add_argument("--budget-ms", type=float, default=None,
+                            help="the hard bot's search budget per decision (default: UNO_HARD_BUDGET_MS)")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+    def handle(self, *args, **opts):
+        levels = [b.strip() for b in opts["bots"].split(",") if b.strip()]
+        unknown = [b for b in levels if b not in bots.LEVELS]
+        if unknown:
+            raise CommandError(f"unknown bot level(s) {', '.join(unknown)}; levels: {', '.join(bots.LEVELS)}")
+        if len(levels) < 2:
+            raise CommandError("--bots needs at least two levels (one per seat)")
+        if opts["games"] < 1:
+            raise CommandError("--games must be at least 1")
+        try:
+            options = json.loads(opts["options"])
+        except json.JSONDecodeError as exc:
+            raise CommandError(f"--options is not JSON: {exc}") from None
+        if not isinstance(options, dict):
+            raise CommandError("--options must be a JSON object")
+        ruleset, n_games = opts["ruleset"], opts["games"]
+        seed = opts["seed"] if opts["seed"] is not None else str(random.SystemRandom().randrange(2**63))
+        budget = opts["budget_ms"] if opts["budget_ms"] is not None else settings.UNO_HARD_BUDGET_MS
+        try:
+            new_game(ruleset, options, len(levels), f"{seed}:check")
+        except (InvalidOptions, KeyError, ValueError) as exc:
+            raise CommandError(f"cannot play {ruleset} with {len(levels)} seats and {options}: {exc}") from None
+
+        # Entries are told apart by position in --bots ("normal,normal" is two entries).
+        labels = [lvl if levels.count(lvl) == 1 else f"{lvl}#{levels[:i + 1].count(lvl)}"
+                  for i, lvl in enumerate(levels)]
+        n = len(levels)
+        wins: Counter[int] = Counter()
+        abandoned = actions = refused = 0
+        progress = Progress(n_games, self.stderr, enabled=not opts["no_progress"])
+        started = time.perf_counter()
+        for g in range(n_games):
+            # seat s is played by entry (s + g) % n: every entry sits everywhere in turn
+            entry_of_seat = [(s + g) % n for s in range(n)]
+            rng = random.Random(f"{seed}:{g}:bots")
+            winner, count, bad = play_game(ruleset, options, [levels[e] for e in entry_of_seat], f"{seed}:{g}",
+                                           rng, budget)
+            actions += count
+            refused += bad
+            if winner is None:
+                abandoned += 1
+            else:
+                wins[entry_of_seat[winner]] += 1
+            progress.update(g + 1)
+        elapsed = time.perf_counter() - started
+        finished = n_games - abandoned
+
+        out = self.stdout
+        out.write(f"{n_games} games of {ruleset} {json.dumps(options)}, seats rotated, seed {seed}")
+        out.write(f"{'bot':<12} {'wins':>7} {'win rate':>9}")
+        for i, label in enumerate(labels):
+            rate = 100.0 * wins[i] / finished if finished else 0.0
+            out.write(f"{label:<12} {wins[i]:>7} {rate:>8.1f}%")
+        if abandoned:
+            out.write(f"abandoned after {MAX_ACTIONS} actions: {abandoned} (not counted in the win rates)")
+        if refused:
+            out.write(f"bot actions refused by the engine: {refused} (the timer acted instead)")
+        out.write(f"{n_games / elapsed:.2f} games/s ({actions / max(1, n_games):.0f} actions per game, "
+                  f"{elapsed:.1f} s)")

@@ -1,0 +1,151 @@
+"""Persistence of games: the match, its seats, rounds, scores and the append-only move log.
+
+The game row holds the engine's current state snapshot and a ``version`` (the
+number of recorded moves): acting or reading never replays the history.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class GameStatus(models.TextChoices):
+    WAITING = "waiting"
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+class Game(models.Model):
+    creator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="created_games")
+    ruleset = models.CharField(max_length=32)
+    #: the options the creator asked for (on top of the preset)
+    options = models.JSONField(default=dict, blank=True)
+    #: every option's value in force (preset + options + defaults)
+    resolved_options = models.JSONField(default=dict, blank=True)
+    max_players = models.PositiveSmallIntegerField()
+    turn_seconds = models.PositiveIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING, db_index=True)
+    version = models.PositiveIntegerField(default=0)
+    #: secret until the game is finished
+    seed = models.CharField(max_length=40)
+    #: the engine's state (games.engine.State.to_dict()); null while waiting
+    state = models.JSONField(null=True, blank=True)
+    round = models.PositiveIntegerField(default=0)
+    #: the seat that owes the next decision (denormalised from ``state`` for queries)
+    current_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            # the deadline sweeper: overdue deadlines of running games
+            models.Index(fields=["deadline"], name="game_deadline_active", condition=models.Q(status="active")),
+        ]
+
+    def __str__(self) -> str:
+        return f"Game {self.pk} ({self.ruleset}, {self.status})"
+
+
+class Seat(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    #: the human in this seat (null for a bot seat)
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+    )
+    bot_level = models.CharField(max_length=16, blank=True, default="")
+    #: consecutive timeouts; at ``max_timeouts`` the seat goes on autopilot
+    timeouts = models.PositiveSmallIntegerField(default=0)
+    autopilot = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seat"], name="unique_seat_per_game"),
+            models.UniqueConstraint(
+                fields=["game", "player"], name="one_seat_per_player", condition=models.Q(player__isnull=False)
+            ),
+        ]
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player_id is None
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} of game {self.game_id}"
+
+
+class Round(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [models.UniqueConstraint(fields=["game", "number"], name="unique_round_number")]
+
+
+class Score(models.Model):
+    """Points a seat scored in a round."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="scores")
+    seat = models.PositiveSmallIntegerField()
+    points = models.IntegerField()
+    #: points left in that seat's hand when the round ended
+    hand_points = models.IntegerField(default=0)
+
+    class Meta:
+        ordering = ["seat"]
+        constraints = [models.UniqueConstraint(fields=["round", "seat"], name="unique_score_per_seat")]
+
+
+class MoveBy(models.TextChoices):
+    PLAYER = "player"
+    BOT = "bot"
+    TIMER = "timer"
+
+
+class Move(models.Model):
+    """One recorded action: the append-only log a game replays from."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    seq = models.PositiveIntegerField()
+    round = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    action = models.JSONField()
+    #: every event, including those addressed to one seat ("to"); redacted per viewer when read
+    events = models.JSONField(default=list)
+    by = models.CharField(max_length=8, choices=MoveBy.choices)
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [models.UniqueConstraint(fields=["game", "seq"], name="unique_move_seq")]
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a request made with an ``Idempotency-Key``."""
+
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    request_hash = models.CharField(max_length=64)
+    #: null while the first request is still running
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["player", "key"], name="unique_idempotency_key")]

@@ -1,0 +1,181 @@
+"""Webhook notifications for correspondence players.
+
+``after_move`` (called after a move commits) decides who is told what and
+enqueues one delivery task per notification; the task POSTs the JSON body signed
+with HMAC-SHA256 and retries with exponential backoff (network errors, 5xx, 408,
+425, 429; other 4xx answers and redirects are final).  Nothing here can delay or
+fail a move.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import random
+import urllib.error
+import urllib.request
+import uuid
+
+from django.core.cache import cache
+from django.utils import timezone
+
+from games.models import Game, GameStatus, Move, Seat
+
+log = logging.getLogger(__name__)
+USER_AGENT = "uno-server-webhooks/1"
+TIMEOUT_SECONDS = 5
+#: retries of a failed delivery: base * 2**n seconds (capped), with jitter;
+#: settings UNO_WEBHOOK_RETRY_BACKOFF_SECONDS / UNO_WEBHOOK_MAX_RETRIES override
+RETRY_BACKOFF_SECONDS = 5.0
+RETRY_BACKOFF_MAX_SECONDS = 3600.0
+MAX_RETRIES = 10
+#: answers worth retrying besides 5xx
+RETRY_STATUSES = {408, 425, 429}
+#: a notification already queued for (game, version, event, player) is not queued again
+DEDUPE_SECONDS = 24 * 3600
+#: actions another seat takes out of turn without changing whose turn it is
+OUT_OF_TURN = {"call_uno", "catch_uno"}
+DELIVERY_NAMESPACE = uuid.UUID("0f6f2a7e-5a3c-4d8e-9a39-7f1b6c2d4e10")
+
+
+class PermanentFailure(Exception):
+    """The endpoint refused the notification for good (a 4xx answer, a redirect)."""
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None  # a redirect is answered as an error: never re-POST elsewhere
+
+
+_opener = urllib.request.build_opener(_NoRedirects)
+
+
+def sign(secret: str, body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def retry_delay(retries: int) -> float:
+    """Seconds before retry number ``retries + 1``: exponential, capped, jittered."""
+    from django.conf import settings
+
+    base = float(getattr(settings, "UNO_WEBHOOK_RETRY_BACKOFF_SECONDS", RETRY_BACKOFF_SECONDS))
+    return min(base * 2**retries, RETRY_BACKOFF_MAX_SECONDS) * random.uniform(0.5, 1.0)
+
+
+def max_retries() -> int:
+    from django.conf import settings
+
+    return int(getattr(settings, "UNO_WEBHOOK_MAX_RETRIES", MAX_RETRIES))
+
+
+def delivery_id(game: Game, event: str, player_id: int) -> str:
+    """The same notification always gets the same id (receivers may deduplicate)."""
+    return str(uuid.uuid5(DELIVERY_NAMESPACE, f"{game.pk}:{game.version}:{event}:{player_id}"))
+
+
+def _first_time(key: str) -> bool:
+    try:
+        return bool(cache.add(f"webhook-queued:{key}", 1, DEDUPE_SECONDS))
+    except Exception:  # no cache: better a duplicate than a lost notification
+        log.warning("webhook deduplication unavailable", exc_info=True)
+        return True
+
+
+def _notify(player_id: int, event: str, game: Game, **extra) -> None:
+    from games import tasks
+
+    key = delivery_id(game, event, player_id)
+    if not _first_time(key):
+        return  # queued already (after_move ran twice for this version)
+    payload = {
+        "event": event,
+        "game": game.pk,
+        "version": game.version,
+        "status": game.status,
+        "deadline": game.deadline.isoformat() if game.deadline else None,
+        "sent_at": timezone.now().isoformat(),
+        **extra,
+    }
+    try:
+        tasks.deliver_webhook.delay(player_id, event, payload, key)
+    except Exception:
+        log.exception("could not queue webhook %s (%s) for player %s", key, event, player_id)
+
+
+def _turn_changed_hands(game: Game, seat: int) -> bool:
+    """Whether the decision ``seat`` owes now is a new one (not: ``seat`` itself just
+    acted, or another seat called / caught UNO out of turn)."""
+    if game.version == 1:
+        return True
+    last = Move.objects.filter(game=game, seq=game.version).values("seat", "round", "action").first()
+    if last is None or last["round"] != game.round:
+        return True
+    if last["seat"] == seat:
+        return False
+    return (last["action"] or {}).get("type") not in OUT_OF_TURN
+
+
+def after_move(game: Game) -> None:
+    """Queue the notifications that the move that brought ``game`` to its version
+    calls for.  Running it twice for one version queues nothing more."""
+    humans = {
+        s.seat: s.player_id
+        for s in game.seats.filter(player__isnull=False, player__webhook__isnull=False)
+    }
+    if not humans:
+        return
+    if game.version == 1:
+        for pid in humans.values():
+            _notify(pid, "game_started", game)
+    if game.status == GameStatus.FINISHED:
+        for pid in humans.values():
+            _notify(pid, "game_finished", game, winner_seat=game.winner_seat)
+        return
+    seat = game.current_seat
+    if seat in humans and game.status == GameStatus.ACTIVE and _turn_changed_hands(game, seat):
+        if not Seat.objects.filter(game=game, seat=seat, autopilot=True).exists():
+            _notify(humans[seat], "your_turn", game, seat=seat)
+
+
+def _still_your_turn(payload: dict) -> bool:
+    return Game.objects.filter(
+        pk=payload.get("game"), status=GameStatus.ACTIVE, current_seat=payload.get("seat")
+    ).exists()
+
+
+def deliver(player_id: int, event: str, payload: dict, delivery_id: str) -> int | None:
+    """POST one notification.  Returns the HTTP status, or None when there is nothing
+    to send (the player no longer has a webhook; a "your_turn" whose turn is over).
+    Raises PermanentFailure for an answer not worth retrying, any other exception
+    for one that is (the task retries)."""
+    from players.models import Webhook
+
+    hook = Webhook.objects.filter(player_id=player_id).first()
+    if hook is None:
+        return None
+    if event == "your_turn" and not _still_your_turn(payload):
+        log.info("webhook %s: your_turn of game %s is stale, dropped", delivery_id, payload.get("game"))
+        return None
+    body = json.dumps(payload, separators=(",", ":")).encode()
+    req = urllib.request.Request(
+        hook.url,
+        data=body,
+        method="POST",
+        headers={
+            "Content-Type": "application/json",
+            "User-Agent": USER_AGENT,
+            "X-Uno-Event": event,
+            "X-Uno-Delivery": delivery_id,
+            "X-Uno-Signature": sign(hook.secret, body),
+        },
+    )
+    try:
+        with _opener.open(req, timeout=TIMEOUT_SECONDS) as resp:  # noqa: S310 (http/https only)
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        exc.close()
+        if exc.code >= 500 or exc.code in RETRY_STATUSES:
+            raise
+        raise PermanentFailure(f"HTTP {exc.code}") from None

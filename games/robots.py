@@ -1,0 +1,119 @@
+"""Services for the seats nobody is playing right now: bots, autopilot and the timer.
+
+Each function locks the game row, re-checks the game's version or deadline, and
+does nothing when the game has moved on, so a task that runs twice or late is
+harmless.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from config.problems import ApiError
+from games import bots, engine
+from games.models import Game, GameStatus, MoveBy, Seat
+from games.services import apply_and_record
+
+log = logging.getLogger(__name__)
+_rng = random.SystemRandom()
+TIMEOUT = {"type": "timeout"}
+
+
+def _level(seat: Seat) -> str:
+    return seat.bot_level or settings.UNO_AUTOPILOT_LEVEL
+
+
+def _bot_act(game: Game) -> bool:
+    """Let one bot or autopilot seat of the locked ``game`` act; True if one did.
+
+    The other robot seats get their out-of-turn chance (call or catch UNO, jump in)
+    before the seat whose turn it is moves and closes it.  A robot whose turn it is
+    always acts: if its policy fails or picks a refused action, the server's
+    ``timeout`` action is applied for it, so a bot bug cannot stall a game.
+    """
+    state = engine.State.from_dict(game.state)
+    actor = state.actor()
+    robots = {s.seat: s for s in game.seats.all() if s.is_bot or s.autopilot}
+    for seat in bots.acting_order(actor, list(robots), _rng):
+        rng = random.Random(_rng.random())
+        try:
+            action = bots.decide(_level(robots[seat]), state, seat, rng, budget_ms=settings.UNO_HARD_BUDGET_MS)
+        except Exception:
+            log.exception("game %s: the %s bot of seat %s failed", game.pk, _level(robots[seat]), seat)
+            action = None
+        if action is not None:
+            try:
+                apply_and_record(game, state, seat, action, MoveBy.BOT)
+                return True
+            except ApiError as exc:  # the engine refused it and changed nothing
+                log.error("game %s: seat %s's bot chose a refused action %r: %s", game.pk, seat, action, exc.detail)
+        if seat == actor:
+            apply_and_record(game, state, seat, TIMEOUT, MoveBy.TIMER)
+            return True
+    return False
+
+
+def bot_step(game_id: int, version: int) -> bool:
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.version != version or game.status != GameStatus.ACTIVE:
+            return False
+        return _bot_act(game)
+
+
+def expire_deadline(game_id: int, version: int | None = None, *, skip_locked: bool = False) -> bool:
+    """Act for the seat whose deadline has passed; True if something was done.
+
+    ``version`` None: whatever the version (the sweeper).  ``skip_locked``: give up
+    at once when another transaction holds the game (the sweeper comes back); the
+    countdown task waits for the lock instead, since a refused move holding it
+    records nothing and schedules no new countdown.
+    """
+    with transaction.atomic():
+        game = Game.objects.select_for_update(skip_locked=skip_locked).filter(pk=game_id).first()
+        if game is None or game.status != GameStatus.ACTIVE or game.deadline is None:
+            return False
+        if game.deadline > timezone.now() or (version is not None and game.version != version):
+            return False
+        seat = game.seats.get(seat=game.current_seat)
+        if seat.is_bot or seat.autopilot:
+            return _bot_act(game)
+        seat.timeouts += 1
+        if seat.timeouts >= settings.UNO_MAX_TIMEOUTS:
+            seat.autopilot = True  # until its player acts again
+        seat.save(update_fields=["timeouts", "autopilot"])
+        state = engine.State.from_dict(game.state)
+        apply_and_record(game, state, seat.seat, TIMEOUT, MoveBy.TIMER)
+        log.info("game %s: seat %s timed out (%s in a row)", game.pk, seat.seat, seat.timeouts)
+        return True
+
+
+def seconds_to_deadline(game_id: int, version: int) -> float | None:
+    """Seconds until the deadline of ``game_id`` if it is still at ``version`` and the
+    deadline is still ahead (a countdown task that fired early), else None."""
+    game = Game.objects.filter(pk=game_id).only("status", "version", "deadline").first()
+    if game is None or game.status != GameStatus.ACTIVE or game.version != version or game.deadline is None:
+        return None
+    left = (game.deadline - timezone.now()).total_seconds()
+    return left if left > 0 else None
+
+
+def sweep_deadlines(limit: int = 500) -> int:
+    """Enforce overdue deadlines found in the database; returns how many were acted on."""
+    overdue = (
+        Game.objects.filter(status=GameStatus.ACTIVE, deadline__lte=timezone.now())
+        .order_by("deadline")
+        .values_list("id", flat=True)[:limit]
+    )
+    done = 0
+    for game_id in list(overdue):
+        try:
+            done += expire_deadline(game_id, skip_locked=True)
+        except Exception:  # one broken game must not stop the sweep of the others
+            log.exception("game %s: enforcing its deadline failed", game_id)
+    return done

@@ -1,0 +1,79 @@
+"""Deadlines and follow-up work after a move.
+
+Deadlines live in the database (``Game.deadline``).  After every committed move
+``after_move`` enqueues: a bot step when the game has bot or autopilot seats, and
+for a human's short deadline a countdown task (the fast path).  The beat task
+``sweep_deadlines`` enforces every overdue deadline whatever happened to the
+queued tasks; every task re-checks the game's version and is harmless when run
+twice or late.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from games.models import Game, GameStatus, Seat
+
+log = logging.getLogger(__name__)
+
+
+def _robot_seat(seat: Seat | None) -> bool:
+    return seat is not None and (seat.is_bot or seat.autopilot)
+
+
+def deadline_for(game: Game, now):
+    """When the decision now owed in ``game`` is overdue (None: no limit)."""
+    if game.status != GameStatus.ACTIVE or game.current_seat is None:
+        return None
+    seat = Seat.objects.filter(game=game, seat=game.current_seat).first()
+    if _robot_seat(seat):
+        # A bot acts by itself; this deadline only revives a bot whose task was lost.
+        return now + timedelta(seconds=settings.UNO_BOT_THINK_SECONDS + settings.UNO_BOT_STALL_SECONDS)
+    if game.turn_seconds:
+        return now + timedelta(seconds=game.turn_seconds)
+    return None
+
+
+def _enqueue(task, args: tuple, countdown: float) -> bool:
+    """Send ``task``; a broker failure is logged, never raised (the move is committed
+    already, and its deadline in the database is enforced by the sweeper)."""
+    try:
+        task.apply_async(args, countdown=countdown)
+        return True
+    except Exception:
+        log.exception("could not enqueue %s%r: left to the deadline sweeper", task.name, args)
+        return False
+
+
+def after_move(game_id: int, version: int) -> None:
+    """Enqueue what a committed move calls for (runs in ``transaction.on_commit``).
+
+    Never raises: the move it follows is committed, and the request or task that
+    made it must not fail because the broker (or a notification) did.
+    """
+    from games import notifications, tasks
+
+    try:
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None or game.version != version:
+            return  # a newer move has scheduled its own follow-ups
+        try:
+            notifications.after_move(game)
+        except Exception:
+            log.exception("game %s: notifications for version %s failed", game_id, version)
+        if game.status != GameStatus.ACTIVE:
+            return
+        seats = {s.seat: s for s in game.seats.all()}  # one query for both checks below
+        if any(_robot_seat(s) for s in seats.values()):
+            _enqueue(tasks.bot_step, (game_id, version), settings.UNO_BOT_THINK_SECONDS)
+        if game.deadline is not None and game.turn_seconds and not _robot_seat(seats.get(game.current_seat)):
+            # (a robot's deadline only revives a lost bot task: the sweeper's job)
+            delay = (game.deadline - timezone.now()).total_seconds()
+            if delay <= settings.UNO_TIMER_FAST_PATH_SECONDS:
+                _enqueue(tasks.expire_deadline, (game_id, version), max(0.0, delay))
+    except Exception:
+        log.exception("game %s: scheduling after version %s failed", game_id, version)

@@ -1,0 +1,216 @@
+"""Reads: what a viewer may see of games, their moves and scores.
+
+Hidden information is the security boundary: everything here goes through the
+engine's ``view`` / ``visible_events`` for the viewer's seat (None: spectator),
+and only a finished game reveals everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Exists, F, OuterRef, QuerySet
+
+from games import engine
+from games.models import Game, GameStatus, Move, Round, Seat
+
+
+def get_game(game_id: int) -> Game:
+    from config.problems import ApiError
+
+    try:
+        return Game.objects.select_related("creator").get(pk=game_id)
+    except Game.DoesNotExist:
+        raise ApiError(404, "not_found", f"no game {game_id}") from None
+
+
+def seats_of(game: Game) -> list[Seat]:
+    return list(game.seats.select_related("player").order_by("seat"))
+
+
+def viewer_seat(seats: list[Seat], player) -> int | None:
+    for s in seats:
+        if s.player_id == player.pk:
+            return s.seat
+    return None
+
+
+def etag_for(game: Game, viewer: int | None) -> str:
+    stamp = int(game.updated_at.timestamp() * 1_000_000)
+    return f'W/"g{game.pk}-v{game.version}-{stamp}-s{"x" if viewer is None else viewer}"'
+
+
+def _player_entry(seat: Seat, view_player: dict | None) -> dict:
+    return {
+        "seat": seat.seat,
+        "username": seat.player.username if seat.player_id else None,
+        "is_bot": seat.is_bot,
+        "bot_level": seat.bot_level or None,
+        "autopilot": seat.autopilot,
+        "hand_count": view_player["hand_count"] if view_player else 0,
+        "score": view_player["score"] if view_player else 0,
+    }
+
+
+def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, Any]:
+    """The game as ``player`` may see it (GET /games/{id})."""
+    seats = seats_of(game) if seats is None else seats
+    seat = viewer_seat(seats, player)
+    out: dict[str, Any] = {
+        "id": game.pk,
+        "ruleset": game.ruleset,
+        "options": game.resolved_options,
+        "requested_options": game.options,
+        "status": game.status,
+        "version": game.version,
+        "round": game.round,
+        "max_players": game.max_players,
+        "turn_seconds": game.turn_seconds,
+        "creator": game.creator.username,
+        "created_at": game.created_at,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+        "seat": seat,
+        "deadline": game.deadline,
+        "current_seat": None,
+        "dealer": None,
+        "direction": None,
+        "top_card": None,
+        "current_color": None,
+        "draw_pile_count": 0,
+        "discard_pile_count": 0,
+        "pending": None,
+        "uno_catchable_seat": None,
+        "winner": None,
+        "legal_actions": [],
+    }
+    if game.state is None:
+        out["players"] = [_player_entry(s, None) for s in seats]
+        if seat is not None:
+            out["hand"] = []
+        return out
+    state = engine.State.from_dict(game.state)
+    v = engine.view(state, seat)
+    out["players"] = [_player_entry(s, v["players"][s.seat]) for s in seats]
+    for key in ("current_seat", "dealer", "direction", "top_card", "current_color", "draw_pile_count",
+                "discard_pile_count", "pending", "uno_catchable_seat"):
+        out[key] = v[key]
+    if seat is not None:
+        out["hand"] = v["hand"]
+        if game.status == GameStatus.ACTIVE:
+            out["legal_actions"] = engine.legal_actions(state, seat)
+    if game.status == GameStatus.FINISHED:
+        winner = next((s for s in seats if s.seat == game.winner_seat), None)
+        out["winner"] = {
+            "seat": game.winner_seat,
+            "username": winner.player.username if winner and winner.player_id else None,
+        }
+        out["seed"] = game.seed
+    return out
+
+
+def list_games(player, *, status: str | None = None, mine: bool = False, my_turn: bool = False) -> QuerySet[Game]:
+    qs = Game.objects.select_related("creator")
+    if status:
+        qs = qs.filter(status=status)
+    if mine:
+        qs = qs.filter(Exists(Seat.objects.filter(game=OuterRef("pk"), player=player)))
+    if my_turn:
+        # the games waiting for me, most urgent deadline first (no deadline last)
+        mine_to_act = Seat.objects.filter(game=OuterRef("pk"), player=player, seat=OuterRef("current_seat"))
+        qs = qs.filter(Exists(mine_to_act), status=GameStatus.ACTIVE)
+        return qs.order_by(F("deadline").asc(nulls_last=True), "id")
+    return qs
+
+
+def game_summary(game: Game, player) -> dict[str, Any]:
+    seats = seats_of(game)
+    seat = viewer_seat(seats, player)
+    return {
+        "id": game.pk,
+        "ruleset": game.ruleset,
+        "status": game.status,
+        "version": game.version,
+        "round": game.round,
+        "max_players": game.max_players,
+        "seated": len(seats),
+        "players": [
+            {"seat": s.seat, "username": s.player.username if s.player_id else None, "is_bot": s.is_bot,
+             "bot_level": s.bot_level or None}
+            for s in seats
+        ],
+        "creator": game.creator.username,
+        "turn_seconds": game.turn_seconds,
+        "current_seat": game.current_seat,
+        "seat": seat,
+        "my_turn": seat is not None and game.status == GameStatus.ACTIVE and seat == game.current_seat,
+        "deadline": game.deadline,
+        "winner_seat": game.winner_seat,
+        "created_at": game.created_at,
+    }
+
+
+def moves_for_viewer(game: Game, seat: int | None, after: int, limit: int) -> list[dict[str, Any]]:
+    """Moves with ``seq > after``, each redacted to what ``seat`` was allowed to see."""
+    reveal = game.status == GameStatus.FINISHED
+    rows = Move.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit]
+    return [
+        {
+            "seq": m.seq,
+            "round": m.round,
+            "seat": m.seat,
+            "action": m.action,
+            "events": [strip_audience(e) for e in engine.visible_events(m.events, seat, reveal_all=reveal)],
+            "by": m.by,
+            "created_at": m.created_at,
+        }
+        for m in rows
+    ]
+
+
+def strip_audience(event: dict) -> dict:
+    if "to" not in event:
+        return event
+    e = dict(event)
+    e["private_to"] = e.pop("to")
+    return e
+
+
+def score_table(game: Game) -> dict[str, Any]:
+    seats = seats_of(game)
+    rounds = Round.objects.filter(game=game).prefetch_related("scores").order_by("number")
+    totals = [0] * len(seats)
+    rows = []
+    for r in rounds:
+        if r.ended_at is None:
+            continue
+        points = [0] * len(seats)
+        hand_points = [0] * len(seats)
+        for sc in r.scores.all():
+            if sc.seat < len(points):
+                points[sc.seat] = sc.points
+                hand_points[sc.seat] = sc.hand_points
+                totals[sc.seat] += sc.points
+        rows.append({"round": r.number, "dealer": r.dealer, "winner_seat": r.winner_seat,
+                     "points": points, "hand_points": hand_points})
+    return {
+        "game": game.pk,
+        "status": game.status,
+        "scoring": game.resolved_options.get("scoring"),
+        "target_score": None if game.resolved_options.get("rounds") else game.resolved_options.get("target_score"),
+        "rounds_to_play": game.resolved_options.get("rounds"),
+        "players": [{"seat": s.seat, "username": s.player.username if s.player_id else None, "is_bot": s.is_bot}
+                    for s in seats],
+        "rounds": rows,
+        "totals": totals,
+        "winner_seat": game.winner_seat,
+    }
+
+
+def stats_for_player(player) -> dict[str, int]:
+    finished = Game.objects.filter(status=GameStatus.FINISHED)
+    played = finished.filter(Exists(Seat.objects.filter(game=OuterRef("pk"), player=player)))
+    won = finished.filter(
+        Exists(Seat.objects.filter(game=OuterRef("pk"), player=player, seat=OuterRef("winner_seat")))
+    )
+    return {"games_played": played.count(), "games_won": won.count()}

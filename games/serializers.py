@@ -1,0 +1,223 @@
+"""Request validation and the documented shapes of responses (OpenAPI)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from config.problems import ProblemSerializer
+from games import engine
+from games.services import BOT_LEVELS, MAX_TURN_SECONDS
+from players.serializers import StrictCharField
+
+ACTION_TYPES = sorted(engine.ACTION_FIELDS)
+
+
+# -- requests -----------------------------------------------------------------------------
+@extend_schema_field({"type": "string", "enum": list(engine.PRESETS)})
+class RulesetField(StrictCharField):
+    """A preset name: documented as the list of presets this server plays (an unknown
+    one is refused by the engine with 400 ``invalid_options``, ``fields.ruleset``)."""
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """Only JSON integers (DRF's IntegerField also takes "4" and 4.0)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class BotSpecSerializer(serializers.Serializer):
+    level = serializers.ChoiceField(choices=BOT_LEVELS, help_text="Bot strength.")
+
+
+class CreateGameSerializer(serializers.Serializer):
+    ruleset = RulesetField(help_text=f"A preset: {', '.join(engine.PRESETS)}.")
+    options = serializers.DictField(
+        required=False,
+        default=dict,
+        help_text="Rule options on top of the preset (see README 'Rules supported'), e.g. "
+        '`{"stacking": "same", "target_score": 200}`. Unknown or unsupported options are refused.',
+    )
+    max_players = StrictIntegerField(
+        required=False, min_value=2, max_value=10,
+        help_text="Seats. Default: 1 + number of bots when bots are given, otherwise 4.",
+    )
+    bots = BotSpecSerializer(many=True, required=False, default=list, help_text="AI seats filled at creation.")
+    turn_seconds = StrictIntegerField(
+        required=False, allow_null=True, default=None, min_value=1, max_value=MAX_TURN_SECONDS,
+        help_text="Per-decision time limit (1 s to 14 days); null for none.",
+    )
+
+
+class ActionSerializer(serializers.Serializer):
+    """One action, e.g. a `legal_actions` entry posted verbatim."""
+
+    type = serializers.ChoiceField(choices=ACTION_TYPES)
+    card = serializers.IntegerField(required=False, help_text="`play`: the card's id.")
+    color = serializers.ChoiceField(
+        choices=list(engine.COLORS), required=False, help_text="`play` of a wild, `choose_color`: the colour named."
+    )
+    target_seat = serializers.IntegerField(
+        required=False, help_text="`catch_uno`: the uncalled player; `play` of a 7 with `seven_zero`: whom to swap with."
+    )
+    uno = serializers.BooleanField(required=False, help_text="`play`: call UNO with this play (next-to-last card).")
+    expected_version = serializers.IntegerField(
+        required=False, min_value=0,
+        help_text="Refuse with 409 `stale_version` unless the game is still at this version.",
+    )
+
+
+# -- responses ----------------------------------------------------------------------------
+class CardSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    color = serializers.CharField(allow_null=True, help_text="null for wild cards")
+    rank = serializers.CharField(help_text="0-9, skip, reverse, draw_two, wild, wild_draw_four")
+
+
+class SeatInGameSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    username = serializers.CharField(allow_null=True)
+    is_bot = serializers.BooleanField()
+    bot_level = serializers.CharField(allow_null=True)
+    autopilot = serializers.BooleanField(help_text="A bot plays this human seat (timeouts or left the game).")
+    hand_count = serializers.IntegerField()
+    score = serializers.IntegerField()
+
+
+class PendingSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["penalty", "choose_color", "play_drawn"])
+    seat = serializers.IntegerField()
+    amount = serializers.IntegerField(required=False, help_text="penalty: cards to draw")
+    kind = serializers.CharField(required=False, help_text="penalty: draw_two or wild_draw_four")
+    challengeable = serializers.BooleanField(required=False)
+    drawn_count = serializers.IntegerField(required=False)
+
+
+class WinnerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    username = serializers.CharField(allow_null=True)
+
+
+class GameSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    ruleset = serializers.CharField()
+    options = serializers.DictField(help_text="Every option in force.")
+    requested_options = serializers.DictField(help_text="The options given at creation.")
+    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    version = serializers.IntegerField(help_text="Grows with every recorded move.")
+    round = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    turn_seconds = serializers.IntegerField(allow_null=True)
+    creator = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
+    seat = serializers.IntegerField(allow_null=True, help_text="The caller's seat; null for a spectator.")
+    players = SeatInGameSerializer(many=True)
+    current_seat = serializers.IntegerField(allow_null=True, help_text="The seat that owes the next decision.")
+    dealer = serializers.IntegerField(allow_null=True)
+    direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"], allow_null=True)
+    top_card = CardSerializer(allow_null=True)
+    current_color = serializers.CharField(allow_null=True)
+    draw_pile_count = serializers.IntegerField()
+    discard_pile_count = serializers.IntegerField()
+    pending = PendingSerializer(allow_null=True, help_text="What the game waits for, if anything special.")
+    uno_catchable_seat = serializers.IntegerField(
+        allow_null=True, help_text="A seat that played its next-to-last card without calling UNO."
+    )
+    deadline = serializers.DateTimeField(allow_null=True)
+    winner = WinnerSerializer(allow_null=True)
+    seed = serializers.CharField(required=False, help_text="Revealed once the game is finished.")
+    hand = CardSerializer(many=True, required=False, help_text="The caller's own cards (absent for spectators).")
+    legal_actions = ActionSerializer(many=True, help_text="Ready-to-post action objects.")
+
+
+class EventSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    private_to = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Seats this event was shown to."
+    )
+
+    class Meta:
+        ref_name = "Event"
+
+
+class ActionResultSerializer(serializers.Serializer):
+    game = GameSerializer()
+    events = serializers.ListField(child=serializers.DictField(), help_text="What the action caused, as the caller may see it.")
+
+
+class GameSummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    ruleset = serializers.CharField()
+    status = serializers.CharField()
+    version = serializers.IntegerField()
+    round = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    seated = serializers.IntegerField()
+    players = serializers.ListField(child=serializers.DictField())
+    creator = serializers.CharField()
+    turn_seconds = serializers.IntegerField(allow_null=True)
+    current_seat = serializers.IntegerField(allow_null=True)
+    seat = serializers.IntegerField(allow_null=True)
+    my_turn = serializers.BooleanField()
+    deadline = serializers.DateTimeField(allow_null=True)
+    winner_seat = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class ActionConflictSerializer(ProblemSerializer):
+    """A 409 answer to an action: a problem document, with the game's version when stale."""
+
+    version = serializers.IntegerField(
+        required=False, help_text="`stale_version` only: the version the game is at now."
+    )
+
+    class Meta:
+        ref_name = "ActionConflict"
+
+
+class GamePageSerializer(serializers.Serializer):
+    count = serializers.IntegerField(help_text="Games matching the filters.")
+    next = serializers.CharField(allow_null=True, help_text="URL of the next page, null on the last.")
+    previous = serializers.CharField(allow_null=True, help_text="URL of the previous page, null on the first.")
+    results = GameSummarySerializer(many=True)
+
+
+class MoveSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    round = serializers.IntegerField()
+    seat = serializers.IntegerField(allow_null=True)
+    action = serializers.DictField()
+    events = serializers.ListField(child=serializers.DictField())
+    by = serializers.ChoiceField(choices=["player", "bot", "timer"])
+    created_at = serializers.DateTimeField()
+
+
+class MovePageSerializer(serializers.Serializer):
+    results = MoveSerializer(many=True)
+    next = serializers.CharField(allow_null=True, help_text="URL of the next page, null at the end.")
+    next_cursor = serializers.IntegerField(allow_null=True)
+
+
+class ScoreRoundSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    winner_seat = serializers.IntegerField(allow_null=True)
+    points = serializers.ListField(child=serializers.IntegerField(), help_text="Points scored per seat.")
+    hand_points = serializers.ListField(child=serializers.IntegerField(), help_text="Points left in each hand.")
+
+
+class ScoresSerializer(serializers.Serializer):
+    game = serializers.IntegerField()
+    status = serializers.CharField()
+    scoring = serializers.CharField()
+    target_score = serializers.IntegerField(allow_null=True)
+    rounds_to_play = serializers.IntegerField(allow_null=True)
+    players = serializers.ListField(child=serializers.DictField())
+    rounds = ScoreRoundSerializer(many=True)
+    totals = serializers.ListField(child=serializers.IntegerField())
+    winner_seat = serializers.IntegerField(allow_null=True)

@@ -1,0 +1,359 @@
+"""Every write to a game, one function each, inside ``transaction.atomic`` with the
+game row locked.  A rejected request raises :class:`ApiError` and changes nothing.
+Follow-up work (bots, timers, notifications) is enqueued with
+``transaction.on_commit``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from django.db import DatabaseError, IntegrityError, transaction
+from django.utils import timezone
+from rest_framework.utils.encoders import JSONEncoder
+
+from config.problems import ApiError
+from games import engine, scheduling
+from games.engine import EngineError, InvalidOptions
+from games.models import Game, GameStatus, IdempotencyRecord, Move, MoveBy, Round, Score, Seat
+
+BOT_LEVELS = ("random", "easy", "normal", "hard")
+MAX_TURN_SECONDS = 14 * 24 * 3600
+
+#: HTTP status and problem code for each engine error
+ENGINE_ERRORS: dict[str, int] = {
+    "invalid": 400,
+    "unknown_card": 400,
+    "not_your_card": 400,
+    "illegal_move": 400,
+    "not_your_turn": 409,
+    "game_over": 409,
+}
+
+
+def engine_problem(exc: EngineError) -> ApiError:
+    extra: dict[str, Any] = {}
+    field = exc.extra.get("field")
+    if field is not None:
+        extra["fields"] = {field: [exc.detail]}
+    return ApiError(ENGINE_ERRORS.get(exc.code, 400), exc.code, exc.detail, **extra)
+
+
+def _lock(game_id: int) -> Game:
+    try:
+        return Game.objects.select_for_update().get(pk=game_id)
+    except Game.DoesNotExist:
+        raise ApiError(404, "not_found", f"no game {game_id}") from None
+
+
+def _seat_of(game: Game, player) -> Seat:
+    seat = game.seats.filter(player=player).first()
+    if seat is None:
+        raise ApiError(403, "not_seated", "you are not seated in this game")
+    return seat
+
+
+def _explicit_options(game: Game) -> dict:
+    return dict(game.options or {})
+
+
+# --------------------------------------------------------------------------------------
+# Creating, joining, leaving, starting
+# --------------------------------------------------------------------------------------
+def create_game(
+    *,
+    creator,
+    ruleset: str,
+    options: Mapping[str, Any] | None = None,
+    max_players: int | None = None,
+    bots: list[dict] | None = None,
+    turn_seconds: int | None = None,
+) -> Game:
+    bots = list(bots or [])
+    if max_players is None:
+        max_players = max(2, 1 + len(bots)) if bots else 4
+    if 1 + len(bots) > max_players:
+        raise ApiError(400, "invalid", "more bots than free seats", fields={"bots": ["more bots than free seats"]})
+    seed = str(secrets.randbits(64))
+    try:
+        config = engine.make_config(ruleset, options or {}, max_players, seed)
+    except InvalidOptions as exc:
+        field = exc.option if exc.option in ("ruleset", "max_players") else f"options.{exc.option}"
+        raise ApiError(400, "invalid_options", exc.detail, fields={field: [exc.detail]}) from None
+    with transaction.atomic():
+        game = Game.objects.create(
+            creator=creator,
+            ruleset=ruleset,
+            options=dict(options or {}),
+            resolved_options=dict(config.options),
+            max_players=max_players,
+            turn_seconds=turn_seconds,
+            seed=seed,
+        )
+        Seat.objects.create(game=game, seat=0, player=creator)
+        Seat.objects.bulk_create(Seat(game=game, seat=i + 1, bot_level=b["level"]) for i, b in enumerate(bots))
+    return game
+
+
+def join_game(*, player, game_id: int) -> Game:
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game.status != GameStatus.WAITING:
+            raise ApiError(409, "game_not_waiting", f"the game is {game.status}; only waiting games can be joined")
+        taken = set(game.seats.values_list("seat", flat=True))
+        if game.seats.filter(player=player).exists():
+            raise ApiError(409, "already_seated", "you are already seated in this game")
+        if len(taken) >= game.max_players:
+            raise ApiError(409, "game_full", "every seat is taken")
+        free = min(set(range(game.max_players)) - taken)
+        Seat.objects.create(game=game, seat=free, player=player)
+        game.save(update_fields=["updated_at"])
+    return game
+
+
+def leave_game(*, player, game_id: int) -> Game | None:
+    """Leave a waiting game (returns None when the game was deleted as empty)."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat = _seat_of(game, player)
+        if game.status != GameStatus.WAITING:
+            return _leave_running(game, seat)
+        seat.delete()
+        if game.creator_id == player.id:
+            heir = game.seats.filter(player__isnull=False).order_by("seat").first()
+            if heir is None:
+                game.delete()
+                return None
+            game.creator_id = heir.player_id
+        game.save(update_fields=["creator", "updated_at"])
+    return game
+
+
+def _leave_running(game: Game, seat: Seat) -> Game:
+    if game.status == GameStatus.FINISHED:
+        raise ApiError(409, "game_finished", "the game is over")
+    # Leaving a running game hands the seat to the autopilot for the rest of the game.
+    seat.autopilot = True
+    seat.save(update_fields=["autopilot"])
+    if game.current_seat == seat.seat:
+        # the autopilot owes this decision now: a bot's deadline revives it if its task is lost
+        game.deadline = scheduling.deadline_for(game, timezone.now())
+    game.save(update_fields=["updated_at", "deadline"])
+    _after_commit(game)
+    return game
+
+
+def start_game(*, player, game_id: int) -> Game:
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game.creator_id != player.id:
+            raise ApiError(403, "not_creator", "only the creator can start the game")
+        if game.status != GameStatus.WAITING:
+            raise ApiError(409, "game_not_waiting", f"the game is already {game.status}")
+        seats = list(game.seats.order_by("seat"))
+        preset = engine.PRESETS[game.ruleset]
+        if len(seats) < preset.min_seats:
+            raise ApiError(
+                409, "not_enough_players", f"{game.ruleset} needs at least {preset.min_seats} seated players"
+            )
+        # Seats are numbered 0..n-1 in the order they were taken.
+        for i, s in enumerate(seats):
+            if s.seat != i:
+                Seat.objects.filter(pk=s.pk).update(seat=i)
+        events: list[dict] = []
+        state = engine.new_game(game.ruleset, _explicit_options(game), len(seats), game.seed, events)
+        game.status = GameStatus.ACTIVE
+        game.started_at = timezone.now()
+        creator_seat = next(i for i, s in enumerate(seats) if s.player_id == player.id)
+        _record(game, state, 0, creator_seat, {"type": "start"}, events, MoveBy.PLAYER, player, acting_seat=None)
+    return game
+
+
+# --------------------------------------------------------------------------------------
+# Actions
+# --------------------------------------------------------------------------------------
+def act(
+    *,
+    game_id: int,
+    player,
+    action: Mapping[str, Any],
+    expected_version: int | None = None,
+) -> tuple[Game, int, list[dict]]:
+    """A seated player's action; returns (game, seat, events)."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        seat_row = _seat_of(game, player)
+        if game.status != GameStatus.ACTIVE:
+            code = "game_not_started" if game.status == GameStatus.WAITING else "game_finished"
+            raise ApiError(409, code, f"the game is {game.status}")
+        if expected_version is not None and expected_version != game.version:
+            raise ApiError(409, "stale_version", f"the game is at version {game.version}", version=game.version)
+        state = engine.State.from_dict(game.state)
+        events = apply_and_record(game, state, seat_row.seat, action, MoveBy.PLAYER, player)
+        if seat_row.timeouts or seat_row.autopilot:
+            # acting again takes a seat off autopilot
+            Seat.objects.filter(pk=seat_row.pk).update(timeouts=0, autopilot=False)
+    return game, seat_row.seat, events
+
+
+def apply_and_record(game: Game, state: engine.State, seat: int, action: Mapping[str, Any], by: str, player=None):
+    """Apply ``action`` to the locked ``game`` (whose state is ``state``) and record it."""
+    round_before = state.round
+    try:
+        events = engine.apply(state, seat, action, system=by == MoveBy.TIMER)
+    except EngineError as exc:
+        raise engine_problem(exc) from None
+    _record(game, state, round_before, seat, dict(action), events, by, player, acting_seat=seat)
+    return events
+
+
+def _record(
+    game: Game,
+    state: engine.State,
+    round_no: int,
+    seat: int | None,
+    action: dict,
+    events: list[dict],
+    by: str,
+    player,
+    acting_seat: int | None,
+) -> None:
+    """Append the move, apply its consequences to rounds/scores, save the snapshot."""
+    now = timezone.now()
+    previous_actor = game.current_seat
+    game.version += 1
+    Move.objects.create(
+        game=game,
+        seq=game.version,
+        round=max(round_no, 1),
+        seat=seat,
+        action=action,
+        events=events,
+        by=by,
+        player=player if by == MoveBy.PLAYER else None,
+    )
+    for e in events:
+        if e["type"] == "round_started":
+            Round.objects.create(game=game, number=e["round"], dealer=e["dealer"])
+        elif e["type"] == "round_ended":
+            rnd = Round.objects.get(game=game, number=e["round"])
+            rnd.winner_seat, rnd.ended_at = e["winner"], now
+            rnd.save(update_fields=["winner_seat", "ended_at"])
+            Score.objects.bulk_create(
+                Score(round=rnd, seat=s, points=p, hand_points=e["hand_points"][s]) for s, p in enumerate(e["points"])
+            )
+    game.state = state.to_dict()
+    game.round = state.round
+    game.current_seat = state.actor()
+    if state.status == engine.FINISHED:
+        game.status = GameStatus.FINISHED
+        game.winner_seat = state.winner
+        game.finished_at = now
+        game.deadline = None
+    elif game.current_seat != previous_actor or acting_seat == game.current_seat or acting_seat is None:
+        # a new decision is owed: its clock starts now (out-of-turn actions leave it alone)
+        game.deadline = scheduling.deadline_for(game, now)
+    game.save()
+    _after_commit(game)
+
+
+def _after_commit(game: Game) -> None:
+    game_id, version = game.pk, game.version
+    transaction.on_commit(lambda: scheduling.after_move(game_id, version))
+
+
+# --------------------------------------------------------------------------------------
+# Idempotency-Key
+# --------------------------------------------------------------------------------------
+# A key's record is committed first (response NULL), then the request runs in a
+# transaction that holds the record's row lock until the move and the response are
+# committed together.  "Still running" means "the row is locked": a retry meanwhile
+# gets 409; a first request that died released its lock with nothing applied, so a
+# retry simply takes over.  Nothing depends on clocks.
+
+
+@dataclass
+class Replay:
+    status: int
+    body: Any
+
+
+def json_safe(body: Any) -> Any:
+    """``body`` as plain JSON data, encoded exactly as the API renders it (datetimes as
+    DRF writes them), so that a stored first response replays identically."""
+    return json.loads(json.dumps(body, cls=JSONEncoder))
+
+
+def fingerprint(method: str, path: str, body: Any) -> str:
+    raw = json.dumps([method, path, body], sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def _idempotency_record(*, player, key: str, request_hash: str) -> IdempotencyRecord:
+    """The record of ``key`` (created, and committed, on first use)."""
+    if not key or len(key) > 255 or any(c < " " and c != "\t" or c == "\x7f" for c in key):
+        raise ApiError(400, "invalid", "Idempotency-Key must be 1 to 255 characters, without control characters",
+                       fields={"Idempotency-Key": ["1 to 255 characters, without control characters"]})
+    try:
+        with transaction.atomic():
+            return IdempotencyRecord.objects.create(player=player, key=key, request_hash=request_hash)
+    except IntegrityError:
+        record = IdempotencyRecord.objects.get(player=player, key=key)
+    if record.request_hash != request_hash:
+        raise ApiError(422, "idempotency_key_reused", "this Idempotency-Key was used with another request")
+    return record
+
+
+def _lock_idempotency_record(pk: int) -> IdempotencyRecord:
+    try:
+        return IdempotencyRecord.objects.select_for_update(nowait=True).get(pk=pk)
+    except DatabaseError:
+        raise ApiError(
+            409, "idempotency_in_progress", "the first request with this Idempotency-Key is still running"
+        ) from None
+
+
+def perform_action(
+    *,
+    player,
+    game_id: int,
+    action: Mapping[str, Any],
+    expected_version: int | None,
+    idempotency_key: str | None,
+    request_hash: str,
+    render: Callable[[Game, int, list[dict]], Any],
+) -> tuple[int, Any]:
+    """An action through the API: idempotent when a key is given.  Returns (status, body)."""
+    record = None
+    if idempotency_key is not None:
+        record = _idempotency_record(player=player, key=idempotency_key, request_hash=request_hash)
+        if record.response_status is not None:
+            return record.response_status, record.response_body
+    try:
+        with transaction.atomic():
+            if record is not None:
+                record = _lock_idempotency_record(record.pk)
+                if record.response_status is not None:  # the first request finished meanwhile
+                    return record.response_status, record.response_body
+            game, seat, events = act(
+                game_id=game_id, player=player, action=action, expected_version=expected_version
+            )
+            body = json_safe(render(game, seat, events))
+            if record is not None:
+                record.response_status, record.response_body = 200, body
+                record.save(update_fields=["response_status", "response_body"])
+        return 200, body
+    except ApiError as exc:
+        if record is not None and exc.code != "idempotency_in_progress":
+            # the refusal is the first response too (it changed nothing)
+            from config.problems import problem_body
+
+            body = problem_body(status=exc.status_code, code=exc.code, detail=str(exc.detail), **exc.extra)
+            IdempotencyRecord.objects.filter(pk=record.pk, response_status=None).update(
+                response_status=exc.status_code, response_body=body
+            )
+        raise

@@ -1,0 +1,61 @@
+"""Celery tasks: they only call services, and each is safe to run twice or late.
+
+Results are ignored (no result backend traffic); the return values are for logs
+and for the ``task_postrun`` signal.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+
+from games import robots
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(ignore_result=True)
+def bot_step(game_id: int, version: int) -> bool:
+    """Let the bots of ``game_id`` act if the game is still at ``version``."""
+    return robots.bot_step(game_id, version)
+
+
+@shared_task(ignore_result=True)
+def expire_deadline(game_id: int, version: int) -> bool:
+    """Fast path of a short deadline: act for the late seat if nothing moved since."""
+    if robots.expire_deadline(game_id, version):
+        return True
+    # A countdown may fire a little before the deadline (clocks, timer resolution):
+    # come back then rather than leave it to the next sweep.
+    left = robots.seconds_to_deadline(game_id, version)
+    if left is not None and left <= settings.UNO_TIMER_FAST_PATH_SECONDS:
+        expire_deadline.apply_async((game_id, version), countdown=left)
+    return False
+
+
+@shared_task(ignore_result=True)
+def sweep_deadlines() -> int:
+    """Beat: enforce every overdue deadline found in the database."""
+    return robots.sweep_deadlines()
+
+
+@shared_task(bind=True, ignore_result=True, max_retries=None)
+def deliver_webhook(self, player_id: int, event: str, payload: dict, delivery_id: str) -> int | None:
+    """POST one signed notification; retried with exponential backoff on network
+    errors and 5xx/408/429 answers, up to ``UNO_WEBHOOK_MAX_RETRIES`` times."""
+    from games import notifications
+
+    try:
+        return notifications.deliver(player_id, event, payload, delivery_id)
+    except notifications.PermanentFailure as exc:
+        log.warning("webhook %s (%s) of player %s refused: %s; not retried", delivery_id, event, player_id, exc)
+        return None
+    except Exception as exc:
+        if self.request.retries >= notifications.max_retries():
+            log.warning("webhook %s (%s) of player %s: giving up after %s attempts: %s",
+                        delivery_id, event, player_id, self.request.retries + 1, exc)
+            return None
+        log.info("webhook %s (%s) of player %s failed (%s); retrying", delivery_id, event, player_id, exc)
+        raise self.retry(exc=exc, countdown=notifications.retry_delay(self.request.retries)) from None

@@ -1,0 +1,289 @@
+"""Thin HTTP views over games.services (writes) and games.selectors (reads)."""
+
+from __future__ import annotations
+
+from django.utils.http import parse_etags
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.problems import PROBLEM_CONTENT_TYPE, ApiError, problem_responses
+from games import selectors, services
+from games.serializers import (
+    ActionConflictSerializer,
+    ActionResultSerializer,
+    ActionSerializer,
+    CreateGameSerializer,
+    GamePageSerializer,
+    GameSerializer,
+    MovePageSerializer,
+    ScoresSerializer,
+)
+
+MOVES_PAGE_MAX = 500
+ACTION_ERRORS = (
+    "`invalid` (malformed action, with `fields`), `malformed_json`, `unknown_card`, "
+    "`not_your_card`, `illegal_move`"
+)
+
+
+class GamePagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+def _bool_param(request, name: str) -> bool:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return False
+    if raw.lower() in ("true", "1", "yes"):
+        return True
+    if raw.lower() in ("false", "0", "no", ""):
+        return False
+    raise ApiError(400, "invalid", f"{name} must be true or false", fields={name: ["must be true or false"]})
+
+
+def _int_param(request, name: str, default: int, lo: int, hi: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = lo - 1
+    if not lo <= value <= hi:
+        raise ApiError(400, "invalid", f"{name} must be an integer from {lo} to {hi}",
+                       fields={name: [f"an integer from {lo} to {hi}"]})
+    return value
+
+
+class GamesView(APIView):
+    @extend_schema(
+        operation_id="games_list",
+        summary="List games",
+        tags=["games"],
+        parameters=[
+            OpenApiParameter("status", str, enum=["waiting", "active", "finished"]),
+            OpenApiParameter("mine", bool, description="Only games I am seated in."),
+            OpenApiParameter("my_turn", bool, description="Only games waiting for my decision, most urgent deadline first."),
+            OpenApiParameter("page", int),
+            OpenApiParameter("page_size", int),
+        ],
+        responses={200: GamePageSerializer, **problem_responses(400, 401, (404, "`not_found`: no such page"), 429)},
+    )
+    def get(self, request):
+        status = request.query_params.get("status")
+        if status not in (None, "waiting", "active", "finished"):
+            raise ApiError(400, "invalid", "status must be waiting, active or finished",
+                           fields={"status": ["waiting, active or finished"]})
+        qs = selectors.list_games(
+            request.user, status=status, mine=_bool_param(request, "mine"), my_turn=_bool_param(request, "my_turn")
+        )
+        paginator = GamePagination()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        return paginator.get_paginated_response([selectors.game_summary(g, request.user) for g in page])
+
+    @extend_schema(
+        operation_id="games_create",
+        summary="Create a game (the creator takes seat 0)",
+        tags=["games"],
+        request=CreateGameSerializer,
+        responses={
+            201: GameSerializer,
+            **problem_responses((400, "`invalid` or `invalid_options` (with `fields`), `malformed_json`"), 401, 415, 429),
+        },
+    )
+    def post(self, request):
+        ser = CreateGameSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        game = services.create_game(creator=request.user, **ser.validated_data)
+        return Response(selectors.game_view(game, request.user), status=201)
+
+
+class GameDetailView(APIView):
+    @extend_schema(
+        operation_id="games_retrieve",
+        summary="The game as the caller may see it",
+        tags=["games"],
+        parameters=[OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER)],
+        responses={
+            200: GameSerializer,
+            304: OpenApiResponse(description="Not modified since the ETag given in If-None-Match."),
+            **problem_responses(401, 404, 429),
+        },
+    )
+    def get(self, request, game_id: int):
+        game = selectors.get_game(game_id)
+        seats = selectors.seats_of(game)
+        etag = selectors.etag_for(game, selectors.viewer_seat(seats, request.user))
+        if _none_match_fails(request.headers.get("If-None-Match"), etag):
+            return Response(status=304, headers={"ETag": etag})
+        return Response(selectors.game_view(game, request.user, seats), headers={"ETag": etag})
+
+
+def _none_match_fails(header: str | None, etag: str) -> bool:
+    """If-None-Match (RFC 9110 13.1.2): "*" or any tag equal to ``etag`` under the weak
+    comparison (``W/"x"`` matches ``"x"``) means "not modified"."""
+    if not header:
+        return False
+    tags = parse_etags(header)
+    if "*" in tags:
+        return True
+
+    def opaque(tag: str) -> str:
+        return tag[2:] if tag.startswith("W/") else tag
+
+    return opaque(etag) in {opaque(t) for t in tags}
+
+
+class _GameCommand(APIView):
+    operation = ""
+
+    def post(self, request, game_id: int):
+        game = self.run(request.user, game_id)
+        if game is None:
+            return Response(status=204)
+        return Response(selectors.game_view(game, request.user))
+
+
+def _command_schema(op: str, summary: str, conflicts: str, extra: dict | None = None):
+    return extend_schema(
+        operation_id=f"games_{op}",
+        summary=summary,
+        tags=["games"],
+        request=None,
+        responses={200: GameSerializer, **(extra or {}), **problem_responses(401, 403, 404, (409, conflicts), 429)},
+    )
+
+
+class JoinView(_GameCommand):
+    @_command_schema("join", "Take a free seat in a waiting game", "`game_not_waiting`, `already_seated`, `game_full`")
+    def post(self, request, game_id: int):
+        return super().post(request, game_id)
+
+    def run(self, player, game_id):
+        return services.join_game(player=player, game_id=game_id)
+
+
+class LeaveView(_GameCommand):
+    @_command_schema(
+        "leave",
+        "Leave a game: a waiting game frees the seat; in a running game a bot plays the seat from now on",
+        "`game_finished`",
+        extra={204: OpenApiResponse(description="The last human left a waiting game, which was deleted.")},
+    )
+    def post(self, request, game_id: int):
+        return super().post(request, game_id)
+
+    def run(self, player, game_id):
+        return services.leave_game(player=player, game_id=game_id)
+
+
+class StartView(_GameCommand):
+    @_command_schema("start", "Start the game (creator only)", "`game_not_waiting`, `not_enough_players`")
+    def post(self, request, game_id: int):
+        return super().post(request, game_id)
+
+    def run(self, player, game_id):
+        return services.start_game(player=player, game_id=game_id)
+
+
+class ActionsView(APIView):
+    @extend_schema(
+        operation_id="games_actions",
+        summary="Take an action (in turn or out of turn)",
+        tags=["games"],
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key", str, OpenApiParameter.HEADER,
+                description="A retry with the same key and body returns the first response and records nothing new.",
+            )
+        ],
+        request=ActionSerializer,
+        responses={
+            200: ActionResultSerializer,
+            **problem_responses(
+                (400, ACTION_ERRORS),
+                401,
+                (403, "`not_seated`"),
+                404,
+                415,
+                (422, "`idempotency_key_reused`: the same Idempotency-Key with another body"),
+                429,
+            ),
+            (409, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+                ActionConflictSerializer,
+                description="`stale_version` (with the game's `version`), `not_your_turn`, `game_not_started`, "
+                "`game_finished`, `idempotency_in_progress`",
+            ),
+        },
+    )
+    def post(self, request, game_id: int):
+        body = request.data
+        if not isinstance(body, dict):
+            raise ApiError(400, "invalid", "the body must be a JSON object", fields={"non_field_errors": ["object expected"]})
+        action = dict(body)
+        expected = action.pop("expected_version", None)
+        if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 0):
+            raise ApiError(400, "invalid", "expected_version must be a non-negative integer",
+                           fields={"expected_version": ["a non-negative integer"]})
+        key = request.headers.get("Idempotency-Key")
+
+        def render(game, seat, events):
+            return {
+                "game": selectors.game_view(game, request.user),
+                "events": [selectors.strip_audience(e) for e in services.engine.visible_events(events, seat)],
+            }
+
+        status, payload = services.perform_action(
+            player=request.user,
+            game_id=game_id,
+            action=action,
+            expected_version=expected,
+            idempotency_key=key,
+            request_hash=services.fingerprint("POST", request.path, body),
+            render=render,
+        )
+        if status >= 400:
+            return Response(payload, status=status, content_type=PROBLEM_CONTENT_TYPE)
+        return Response(payload, status=status)
+
+
+class MovesView(APIView):
+    @extend_schema(
+        operation_id="games_moves",
+        summary="Move history, oldest first; redacted to what the caller could see until the game is finished",
+        tags=["games"],
+        parameters=[
+            OpenApiParameter("after", int, description="Cursor: return moves with seq greater than this (default 0)."),
+            OpenApiParameter("limit", int, description=f"Page size, 1 to {MOVES_PAGE_MAX} (default 100)."),
+        ],
+        responses={200: MovePageSerializer, **problem_responses(400, 401, 404, 429)},
+    )
+    def get(self, request, game_id: int):
+        game = selectors.get_game(game_id)
+        seat = selectors.viewer_seat(selectors.seats_of(game), request.user)
+        after = _int_param(request, "after", 0, 0, 2**31 - 1)
+        limit = _int_param(request, "limit", 100, 1, MOVES_PAGE_MAX)
+        moves = selectors.moves_for_viewer(game, seat, after, limit + 1)
+        more = len(moves) > limit
+        moves = moves[:limit]
+        cursor = moves[-1]["seq"] if more else None
+        next_url = None
+        if cursor is not None:
+            next_url = request.build_absolute_uri(f"{request.path}?after={cursor}&limit={limit}")
+        return Response({"results": moves, "next": next_url, "next_cursor": cursor})
+
+
+class ScoresView(APIView):
+    @extend_schema(
+        operation_id="games_scores",
+        summary="The score table: points per seat per round, and totals",
+        tags=["games"],
+        responses={200: ScoresSerializer, **problem_responses(401, 404, 429)},
+    )
+    def get(self, request, game_id: int):
+        return Response(selectors.score_table(selectors.get_game(game_id)))

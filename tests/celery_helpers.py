@@ -1,0 +1,190 @@
+"""A real Celery worker (and beat) for tests: no eager mode, no mocks.
+
+The worker runs in a thread of the test process (``celery.contrib.testing``) on
+the project's app and the Redis broker of ``REDIS_URL``; its tasks use the test
+database (pytest-django renamed it in the shared settings), so tests using it
+must be transactional.  Every task's thread closes its database connections when
+the task ends, so nothing holds the test database open afterwards.
+
+``celery beat`` runs as a real subprocess (``python -m celery -A config beat``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from celery import signals
+from celery.contrib.testing.worker import start_worker
+from django.db import connections
+from rest_framework.test import APIClient
+
+from config.celery import app
+
+ROOT = Path(__file__).resolve().parents[1]
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
+requires_redis = pytest.mark.skipif(
+    not REDIS_URL.startswith("redis"), reason="needs a Redis broker (REDIS_URL), as `make test` sets"
+)
+
+
+def use_redis_broker() -> None:
+    """Make the app publish to and consume from ``REDIS_URL`` (a test that patched the
+    broker URLs may have left another one behind), with fresh connection pools."""
+    conf = app.conf
+    if conf.broker_url != REDIS_URL or conf.broker_write_url != REDIS_URL or conf.broker_read_url != REDIS_URL:
+        conf.broker_url = REDIS_URL
+        conf.broker_write_url = conf.broker_read_url = None  # i.e. broker_url
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
+@pytest.fixture
+def redis_broker():
+    use_redis_broker()
+    yield REDIS_URL
+
+
+class TaskLog:
+    """Every task the in-process worker ran: (name, args, retval, state)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.done: list[tuple[str, tuple, object, str]] = []
+        self.failures: list[tuple[str, tuple, BaseException]] = []
+
+    def on_postrun(self, sender=None, task=None, args=None, retval=None, state=None, **kw):
+        with self.lock:
+            self.done.append((task.name, tuple(args or ()), retval, state))
+
+    def on_failure(self, sender=None, exception=None, args=None, **kw):
+        with self.lock:
+            self.failures.append((sender.name, tuple(args or ()), exception))
+
+    def runs(self, name: str, args: tuple | None = None) -> list[tuple]:
+        with self.lock:
+            return [d for d in self.done if d[0].endswith(name) and (args is None or d[1] == tuple(args))]
+
+
+def _close_connections(**kwargs):
+    # runs in the thread that ran the task: leave no connection to the test database
+    connections.close_all()
+
+
+class Worker:
+    """``start()`` / ``stop()`` an in-process worker; ``log`` records every task."""
+
+    def __init__(self, pool: str = "threads", concurrency: int = 4):
+        self.pool, self.concurrency = pool, concurrency
+        self.log = TaskLog()
+        self._cm = None
+        self.controller = None
+        signals.task_postrun.connect(self.log.on_postrun, weak=False)
+        signals.task_failure.connect(self.log.on_failure, weak=False)
+        signals.task_postrun.connect(_close_connections, weak=False)
+
+    @property
+    def running(self) -> bool:
+        return self._cm is not None
+
+    def start(self) -> "Worker":
+        assert self._cm is None, "already running"
+        self._cm = start_worker(
+            app, pool=self.pool, concurrency=self.concurrency, perform_ping_check=False,
+            loglevel="WARNING", shutdown_timeout=30,
+        )
+        self.controller = self._cm.__enter__()
+        return self
+
+    def stop(self) -> None:
+        if self._cm is not None:
+            cm, self._cm = self._cm, None
+            cm.__exit__(None, None, None)
+
+    def close(self) -> None:
+        self.stop()
+        signals.task_postrun.disconnect(self.log.on_postrun)
+        signals.task_failure.disconnect(self.log.on_failure)
+
+
+@pytest.fixture
+def worker(settings, monkeypatch):
+    """A real worker (not started: call ``worker.start()``); bots think 0 s."""
+    monkeypatch.setenv("CELERY_SKIP_CHECKS", "1")  # no Django system checks at every start
+    use_redis_broker()
+    settings.UNO_BOT_THINK_SECONDS = 0
+    settings.UNO_HARD_BUDGET_MS = 5
+    w = Worker()
+    try:
+        yield w
+    finally:
+        w.close()
+        connections.close_all()
+    assert not w.log.failures, f"tasks failed: {w.log.failures}"
+
+
+@contextmanager
+def celery_beat(tmp_path: Path, sweep_seconds: float):
+    """A real ``celery -A config beat`` subprocess that sends the sweeper every
+    ``sweep_seconds`` to the broker of the tests (its tasks run in our worker)."""
+    db = connections["default"].settings_dict
+    env = {
+        **os.environ,
+        "UNO_SWEEP_SECONDS": str(sweep_seconds),
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "REDIS_URL": REDIS_URL,
+    }
+    log_path = tmp_path / "beat.log"
+    with open(log_path, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
+             "-s", str(tmp_path / "celerybeat-schedule"), "--pidfile", str(tmp_path / "beat.pid")],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+        try:
+            yield proc
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    proc.log = log_path.read_text(errors="replace")
+
+
+def queued_tasks(queue: str = "celery") -> list[tuple[str, tuple]]:
+    """The tasks waiting in the broker's queue (no worker running): (name, args)."""
+    import ast
+    import json
+
+    import redis
+
+    raw = redis.Redis.from_url(REDIS_URL).lrange(queue, 0, -1)
+    headers = [json.loads(m)["headers"] for m in reversed(raw)]  # oldest first
+    return [(h["task"].rsplit(".", 1)[-1], ast.literal_eval(h["argsrepr"])) for h in headers]
+
+
+def wait_for(predicate, timeout: float, interval: float = 0.02, message: str = ""):
+    """Poll ``predicate`` until it returns something truthy (returned) or fail."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"not within {timeout} s: {message or predicate}")
+        time.sleep(interval)
+
+
+def client_for(token: str) -> APIClient:
+    c = APIClient()
+    c.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return c

@@ -1,0 +1,131 @@
+"""Helpers for the games API tests: clients, games in a given state, DB snapshots,
+and a quick way to play a game to its end through the services."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Iterator
+
+import pytest
+from rest_framework.test import APIClient
+
+from games import engine, services
+from games.models import Game, GameStatus, Move, Seat
+from tests.helpers import assert_problem
+
+GAMES = "/api/v1/games"
+
+
+def game_url(gid: int, tail: str = "") -> str:
+    return f"{GAMES}/{gid}{'/' + tail if tail else ''}"
+
+
+def client_for(player, token: str) -> APIClient:
+    c = APIClient()
+    c.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    c.player, c.token = player, token
+    return c
+
+
+@pytest.fixture
+def clients(make_player):
+    """Factory: ``clients(n)`` -> n APIClients, each signed in as a fresh player."""
+
+    def make(n: int) -> list[APIClient]:
+        return [client_for(*make_player()) for _ in range(n)]
+
+    return make
+
+
+def fix_seeds(monkeypatch, seed: int) -> random.Random:
+    """Make the games created from now on deal reproducibly (their seeds drawn from
+    ``random.Random(seed)`` instead of ``secrets``); returns that generator."""
+    rng = random.Random(seed)
+    monkeypatch.setattr(services.secrets, "randbits", lambda bits: rng.getrandbits(bits))
+    return rng
+
+
+def create_game(client: APIClient, **body: Any) -> dict:
+    body.setdefault("ruleset", "standard")
+    r = client.post(GAMES, body, format="json")
+    assert r.status_code == 201, r.content
+    return r.json()
+
+
+def start_table(players: list[APIClient], **body: Any) -> int:
+    """players[0] creates a game for exactly these players, the others join, it starts."""
+    body.setdefault("max_players", len(players) + len(body.get("bots", [])))
+    gid = create_game(players[0], **body)["id"]
+    for c in players[1:]:
+        r = c.post(game_url(gid, "join"))
+        assert r.status_code == 200, r.content
+    r = players[0].post(game_url(gid, "start"))
+    assert r.status_code == 200, r.content
+    return gid
+
+
+def by_seat(gid: int, players: list[APIClient]) -> dict[int, APIClient]:
+    ids = {c.player.pk: c for c in players}
+    return {s.seat: ids[s.player_id] for s in Seat.objects.filter(game_id=gid, player__isnull=False)}
+
+
+def snapshot(gid: int) -> tuple:
+    g = Game.objects.get(pk=gid)
+    return g.version, Move.objects.filter(game_id=gid).count(), g.status, g.state
+
+
+def assert_unchanged(gid: int, snap: tuple) -> None:
+    assert snapshot(gid) == snap, "a rejected request changed the game"
+
+
+def refused(client: APIClient, gid: int, body: Any, status: int, code: str, *, raw: bool = False,
+            **headers: str) -> dict:
+    """POST an action that must be refused with ``status``/``code`` and change nothing."""
+    snap = snapshot(gid)
+    if raw:
+        r = client.post(game_url(gid, "actions"), body, content_type="application/json", **headers)
+    else:
+        r = client.post(game_url(gid, "actions"), body, format="json", **headers)
+    problem = assert_problem(r, status, code)
+    assert_unchanged(gid, snap)
+    return problem
+
+
+def true_state(gid: int) -> engine.State:
+    return engine.State.from_dict(Game.objects.get(pk=gid).state)
+
+
+def actor(gid: int) -> int:
+    return Game.objects.get(pk=gid).current_seat
+
+
+def quick_policy(legal: list[dict], rng: random.Random) -> dict:
+    """Random, but shortens games: plays (and colour choices) over anything else."""
+    plays = [a for a in legal if a["type"] in ("play", "choose_color")]
+    return rng.choice(plays or legal)
+
+
+def play_out(gid: int, rng: random.Random | None = None, max_actions: int = 20_000) -> Game:
+    """Play ``gid`` to its end through the services (fast; no HTTP)."""
+    rng = rng or random.Random(0)
+    players = {s.seat: s.player for s in Seat.objects.filter(game_id=gid).select_related("player")}
+    for _ in range(max_actions):
+        game = Game.objects.get(pk=gid)
+        if game.status == GameStatus.FINISHED:
+            return game
+        state = engine.State.from_dict(game.state)
+        seat = state.actor()
+        action = quick_policy(engine.legal_actions(state, seat), rng)
+        services.act(game_id=gid, player=players[seat], action=action)
+    raise AssertionError("the game did not finish")
+
+
+def walk(value: Any) -> Iterator[Any]:
+    """Every dict and list nested in ``value`` (itself included)."""
+    yield value
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from walk(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from walk(v)

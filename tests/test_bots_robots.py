@@ -1,0 +1,78 @@
+"""The bot service (games.robots) on arranged positions: who acts first, and what
+happens when a bot fails."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import pytest
+
+from games import bots, robots, services
+from games.models import Game, Move, Seat
+from tests.engine.helpers import arrange, play
+
+pytestmark = pytest.mark.django_db
+
+
+def game_in(make_player, levels: list[str], state) -> int:
+    """A started game (human in seat 0, bots of ``levels`` after) put in ``state``."""
+    player, _ = make_player("hugo")
+    game = services.create_game(creator=player, ruleset="standard", max_players=len(levels) + 1,
+                                bots=[{"level": lv} for lv in levels])
+    services.start_game(player=player, game_id=game.pk)
+    Game.objects.filter(pk=game.pk).update(state=state.to_dict(), current_seat=state.actor(), round=state.round)
+    return game.pk
+
+
+def version(gid: int) -> int:
+    return Game.objects.values_list("version", flat=True).get(pk=gid)
+
+
+def test_acting_order_puts_the_seat_in_turn_last():
+    rng = random.Random(1)
+    orders = {tuple(bots.acting_order(2, [0, 1, 2, 3], rng)) for _ in range(50)}
+    assert all(o[-1] == 2 and sorted(o) == [0, 1, 2, 3] for o in orders)
+    assert len(orders) > 1  # the others in a random order: out-of-turn chances are a race
+    assert bots.acting_order(None, [1, 3], rng) in ([1, 3], [3, 1])
+    assert bots.acting_order(0, [1, 3], rng) in ([1, 3], [3, 1])
+
+
+def test_a_bot_catches_a_missed_uno_before_the_bot_in_turn_plays(make_player):
+    # Seat 0 (the human) plays its next-to-last card without calling UNO; seat 1 (a bot)
+    # is next.  The other bot must get its chance to catch before seat 1 moves and
+    # closes the window (before the fix, the bot in turn always moved first).
+    state = arrange(seats=3, hands=[["red 5", "blue 7"], ["green 2", "yellow 4", "green 9"],
+                                    ["blue 2", "yellow 8", "green 6"]], top="red 3", current=0)
+    play(state, 0, "red 5")
+    assert state.uno_exposed == 0 and state.actor() == 1
+    gid = game_in(make_player, ["normal", "normal"], state)
+    v = version(gid)
+    assert robots.bot_step(gid, v)
+    move = Move.objects.get(game_id=gid, seq=v + 1)
+    assert (move.seat, move.by, move.action) == (2, "bot", {"type": "catch_uno", "target_seat": 0})
+    # then the bot in turn plays
+    assert robots.bot_step(gid, v + 1)
+    move = Move.objects.get(game_id=gid, seq=v + 2)
+    assert move.seat == 1 and move.by == "bot" and move.action["type"] in ("play", "draw")
+
+
+def test_a_failing_bot_in_turn_is_replaced_by_the_timer(make_player, caplog):
+    state = arrange(seats=2, hands=[["red 5", "blue 7"], ["green 2", "yellow 4"]], top="red 3", current=1)
+    gid = game_in(make_player, ["normal"], state)
+    Seat.objects.filter(game_id=gid, seat=1).update(bot_level="genius")  # no such policy: it raises
+    v = version(gid)
+    with caplog.at_level(logging.ERROR, logger="games.robots"):
+        assert robots.bot_step(gid, v)
+    assert "the genius bot of seat 1 failed" in caplog.text
+    move = Move.objects.get(game_id=gid, seq=v + 1)
+    assert (move.seat, move.by, move.action) == (1, "timer", {"type": "timeout"})
+    assert Game.objects.get(pk=gid).current_seat == 0  # the game goes on
+
+
+def test_a_bot_out_of_turn_with_nothing_to_do_lets_the_human_think(make_player):
+    state = arrange(seats=2, hands=[["red 5", "blue 7"], ["green 2", "yellow 4"]], top="red 3", current=0)
+    gid = game_in(make_player, ["normal"], state)
+    v = version(gid)
+    assert not robots.bot_step(gid, v)
+    assert version(gid) == v

@@ -1,0 +1,290 @@
+"""Hidden information never leaks: random games through the API, checked at every step.
+
+After every action, what each seated player and a spectator are shown (the game,
+the move history, the action's own response, error documents, and every log record
+written meanwhile) is walked for card references: card objects ``{"id", "color",
+"rank"}`` and the ``card`` ids of actions.  None may name a card that is, at that
+moment, in another player's hand or in the draw pile, unless the viewer has
+legitimately seen it there in this round (a card it held before its hand changed
+owners, a card seen on the discard pile before it was reshuffled into the draw pile,
+a hand shown to it by a challenge).  The truth comes from the Game row's state.
+
+Card ids are small integers and restart with every round, so the check is
+structural (never a substring search) and each reference is judged in the round it
+belongs to (events after a ``round_started`` belong to the new round).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+from typing import Any, Iterator
+
+import pytest
+
+from games import engine
+from games.models import Game, GameStatus, Move
+from tests.games_support import (
+    by_seat,
+    clients,  # noqa: F401 (fixture)
+    fix_seeds,
+    game_url,
+    start_table,
+    walk,
+)
+from tests.helpers import assert_json, assert_problem
+
+pytestmark = pytest.mark.django_db
+
+PRIVATE_EVENTS = {"hand", "cards_drawn", "hand_revealed"}
+
+
+def card_refs(value: Any) -> Iterator[int]:
+    """Every card id named in ``value``: card objects and the ``card`` of actions."""
+    for node in walk(value):
+        if isinstance(node, dict):
+            if "rank" in node and isinstance(node.get("id"), int):
+                yield node["id"]
+            if isinstance(node.get("card"), int) and not isinstance(node.get("card"), bool):
+                yield node["card"]
+            for key in ("draw_pile", "hands", "drawn", "discard"):
+                if key in node:
+                    raise AssertionError(f"a raw engine pile/hand {key!r} is exposed: {node}")
+
+
+def event_refs(events: list[dict], round_no: int) -> Iterator[tuple[int, int, dict]]:
+    """(round, card id, event) for every card named in ``events`` (which start in
+    ``round_no``; a ``round_started`` event opens the next round)."""
+    for e in events:
+        if e.get("type") == "round_started":
+            round_no = e["round"]
+        for card in card_refs(e):
+            yield round_no, card, e
+
+
+class Truth:
+    """The true state of the game, and what each viewer may legitimately know."""
+
+    def __init__(self, gid: int, seats: int):
+        self.gid = gid
+        self.viewers: list[int | None] = [*range(seats), None]
+        self.known: dict[int | None, set[int]] = {v: set() for v in self.viewers}
+        self.round = 0
+        self.refresh()
+
+    def refresh(self, challenge_by: int | None = None, offender_hand: list[int] | None = None) -> None:
+        game = Game.objects.get(pk=self.gid)
+        self.game = game
+        self.state = engine.State.from_dict(game.state)
+        if self.state.round != self.round:
+            self.round = self.state.round
+            self.known = {v: set() for v in self.viewers}
+        for v in self.viewers:
+            self.known[v] |= set(self.state.discard)
+            if v is not None:
+                self.known[v] |= set(self.state.hands[v])
+        if challenge_by is not None and offender_hand is not None:
+            self.known[challenge_by] |= set(offender_hand)
+
+    def hidden_from(self, viewer: int | None) -> set[int]:
+        s = self.state
+        secret = set(s.draw_pile)
+        for seat, hand in enumerate(s.hands):
+            if seat != viewer:
+                secret |= set(hand)
+        return secret - self.known[viewer]
+
+    # -- checks ----------------------------------------------------------------------
+    def check_refs(self, viewer, refs, what: str) -> None:
+        hidden = self.hidden_from(viewer)
+        for round_no, card, context in refs:
+            if round_no == self.state.round and self.game.status == GameStatus.ACTIVE:
+                assert card not in hidden, (
+                    f"{what}: card {card} shown to seat {viewer} is hidden from it "
+                    f"(round {round_no}): {context}"
+                )
+
+    def check_game_view(self, viewer, g: dict, what: str = "game view") -> None:
+        s = self.state
+        assert g["version"] == self.game.version
+        if viewer is None:
+            assert "hand" not in g and g["legal_actions"] == [] and g["seat"] is None
+        else:
+            assert g["seat"] == viewer
+            assert [c["id"] for c in g["hand"]] == s.hands[viewer]
+            assert g["legal_actions"] == engine.legal_actions(s, viewer)
+        if self.game.status == GameStatus.ACTIVE:
+            assert "seed" not in g
+        self.check_refs(viewer, ((s.round, c, g) for c in card_refs(g)), what)
+
+    def check_events(self, viewer, events: list[dict], round_no: int, what: str) -> None:
+        if self.game.status == GameStatus.ACTIVE:
+            for e in events:
+                assert "to" not in e, f"{what}: raw audience shown: {e}"
+                if e.get("type") in PRIVATE_EVENTS or "private_to" in e:
+                    assert viewer is not None and viewer in e.get("private_to", ()), (
+                        f"{what}: seat {viewer} was shown a private event: {e}"
+                    )
+        self.check_refs(viewer, event_refs(events, round_no), what)
+
+    def check_moves(self, viewer, moves: list[dict]) -> None:
+        for m in moves:
+            what = f"move {m['seq']}"
+            self.check_refs(viewer, ((m["round"], c, m["action"]) for c in card_refs(m["action"])), what)
+            self.check_events(viewer, m["events"], m["round"], what)
+
+    def round_start_seq(self) -> int:
+        """The seq after which the moves of the current round (and its deal) are."""
+        for m in Move.objects.filter(game_id=self.gid).order_by("-seq").only("seq", "events"):
+            if any(e["type"] == "round_started" and e["round"] == self.state.round for e in m.events):
+                return m.seq - 1
+        raise AssertionError("no round_started event for the current round")
+
+
+def all_moves(client, gid: int, after: int = 0) -> list[dict]:
+    page = assert_json(client.get(game_url(gid, "moves") + f"?after={after}&limit=500"), 200)
+    moves = page["results"]
+    while page["next"]:
+        page = assert_json(client.get(page["next"]), 200)
+        moves += page["results"]
+    return moves
+
+
+LOG_CARD = re.compile(r"""['"](rank|draw_pile|hands|discard|cards)['"]""")
+
+
+def check_logs(records: list[logging.LogRecord]) -> None:
+    for record in records:
+        message = record.getMessage()
+        assert not LOG_CARD.search(message), f"a log line shows cards: {message}"
+        for value in (record.args, getattr(record, "data", None), getattr(record, "state", None)):
+            if value is not None:
+                assert not list(card_refs(value if isinstance(value, (dict, list)) else list(value))), (
+                    f"a log record carries cards: {record.__dict__}"
+                )
+
+
+def pick_action(truth: Truth, rng: random.Random) -> tuple[int, dict]:
+    """A random legal action of any seat: mostly the seat in turn, and out-of-turn
+    actions (jump-ins, UNO calls and catches) whenever they come up."""
+    s = truth.state
+    options = []
+    for seat in range(s.seats):
+        for a in engine.legal_actions(s, seat):
+            weight = 1
+            if a["type"] in ("play", "choose_color"):
+                weight = 30
+            if seat != s.actor() and a["type"] == "play":
+                weight = 8  # a jump-in: take the chance often
+            options.append((weight, seat, a))
+    total = sum(w for w, _, _ in options)
+    x = rng.uniform(0, total)
+    for w, seat, a in options:
+        x -= w
+        if x <= 0:
+            return seat, a
+    return options[-1][1], options[-1][2]
+
+
+GAMES = [
+    pytest.param(2, "standard", {"rounds": 1}, 1, id="2p-standard"),
+    pytest.param(3, "standard", {"rounds": 1, "seven_zero": True, "jump_in": "exact"}, 2, id="3p-7-0-jump"),
+    pytest.param(4, "standard", {"rounds": 2, "seven_zero": True, "jump_in": "super", "stacking": "any"}, 3,
+                 id="4p-7-0-super-stacking-2rounds"),
+    pytest.param(3, "house", {"rounds": 1, "stacking": "same", "draw_limit": 2}, 4, id="3p-house-stacking"),
+]
+
+
+@pytest.mark.parametrize("n, ruleset, options, seed", GAMES)
+def test_no_hidden_card_is_ever_shown(clients, caplog, monkeypatch, n, ruleset, options, seed):
+    caplog.set_level(logging.DEBUG)
+    rng = fix_seeds(monkeypatch, seed)  # reproducible deals
+    players = clients(n)
+    (spectator,) = clients(1)
+    gid = start_table(players, ruleset=ruleset, options=options)
+    seats = by_seat(gid, players)
+    viewers = {**seats, None: spectator}
+    truth = Truth(gid, n)
+    seen_private = {v: 0 for v in seats}
+    steps = swaps = jumps = 0
+    while truth.game.status == GameStatus.ACTIVE:
+        steps += 1
+        assert steps < 3000, "the game did not finish"
+        # what everybody sees now
+        after = truth.round_start_seq()
+        full = steps % 7 == 1
+        for v, client in viewers.items():
+            truth.check_game_view(v, assert_json(client.get(game_url(gid)), 200))
+            if full or v == truth.state.actor():
+                moves = all_moves(client, gid, after)
+                truth.check_moves(v, moves)
+                if v is not None:
+                    seen_private[v] += sum("private_to" in e for m in moves for e in m["events"])
+        # a refused play of someone else's card says nothing about where that card is
+        if steps % 5 == 0:
+            v = rng.choice(list(seats))
+            for card in (truth.state.draw_pile[:1] + [c for h in truth.state.hands if h is not truth.state.hands[v]
+                                                       for c in h[:1]]):
+                before = truth.game.version
+                r = seats[v].post(game_url(gid, "actions"), {"type": "play", "card": card}, format="json")
+                problem = assert_problem(r, 400, "not_your_card")
+                assert not list(card_refs(problem)) and set(problem) == {"type", "title", "status", "detail", "code",
+                                                                         "fields"}
+                assert Game.objects.get(pk=gid).version == before
+        # one action
+        seat, action = pick_action(truth, rng)
+        pre = truth.state
+        challenge = action["type"] == "challenge"
+        offender_hand = list(pre.hands[pre.pending["by"]]) if challenge else None
+        if action["type"] == "play" and seat != pre.actor():
+            jumps += 1
+        r = seats[seat].post(game_url(gid, "actions"), {**action, "expected_version": truth.game.version},
+                             format="json")
+        body = assert_json(r, 200)
+        round_before = pre.round
+        truth.refresh(seat if challenge else None, offender_hand)
+        if any(e["type"] in ("hands_swapped", "hands_rotated") for e in body["events"]):
+            swaps += 1
+        truth.check_game_view(seat, body["game"], "action response")
+        truth.check_events(seat, body["events"], round_before, "action response events")
+        check_logs(caplog.records)
+        caplog.clear()
+
+    # once finished, everything is revealed: every event, with its audience
+    stored = sum(len(m.events) for m in Move.objects.filter(game_id=gid))
+    for v, client in viewers.items():
+        g = assert_json(client.get(game_url(gid)), 200)
+        assert g["seed"] == truth.game.seed and g["legal_actions"] == []
+        assert sum(len(m["events"]) for m in all_moves(client, gid)) == stored
+    assert all(seen_private.values())
+    if options.get("seven_zero"):
+        assert swaps, "no hand changed owners: pick another seed"
+    if options.get("jump_in"):
+        assert jumps, "nobody jumped in: pick another seed"
+
+
+@pytest.mark.parametrize("leak", ["audience_ignored", "audience_dropped", "disguised", "other_hand"])
+def test_the_checks_catch_a_leak(clients, monkeypatch, leak):
+    """The checker itself: a server that shows private events or another hand fails it."""
+    players = clients(3)
+    gid = start_table(players, options={"rounds": 1})
+    seats = by_seat(gid, players)
+    truth = Truth(gid, 3)
+    viewer = (truth.state.actor() + 1) % 3
+    if leak == "audience_ignored":
+        monkeypatch.setattr(engine, "visible_events", lambda events, seat, reveal_all=False: list(events))
+    elif leak == "audience_dropped":
+        monkeypatch.setattr(engine, "visible_events", lambda events, seat, reveal_all=False: [
+            {k: v for k, v in e.items() if k != "to"} for e in events])
+    elif leak == "disguised":  # only the card ids give it away
+        monkeypatch.setattr(engine, "visible_events", lambda events, seat, reveal_all=False: [
+            {**{k: v for k, v in e.items() if k != "to"}, "type": "note"} for e in events])
+    else:
+        real_view = engine.view
+        monkeypatch.setattr(engine, "view", lambda state, seat=None: real_view(
+            state, None if seat is None else (seat + 1) % state.seats) | {"seat": seat})
+    expected = {"other_hand": "assert", "disguised": "is hidden from it"}.get(leak, "private event")
+    with pytest.raises(AssertionError, match=expected):
+        truth.check_game_view(viewer, assert_json(seats[viewer].get(game_url(gid)), 200))
+        truth.check_moves(viewer, all_moves(seats[viewer], gid))

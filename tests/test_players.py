@@ -1,0 +1,307 @@
+import json
+import sys
+import types
+from datetime import datetime
+
+import pytest
+from rest_framework.authtoken.models import Token
+
+from players.models import Player
+from players.selectors import player_stats
+from tests.conftest import DEFAULT_PASSWORD
+from tests.helpers import assert_json, assert_problem
+
+pytestmark = pytest.mark.django_db
+
+REGISTER = "/api/v1/auth/register"
+TOKEN = "/api/v1/auth/token"
+ME = "/api/v1/players/me"
+
+
+def register(api, username="alice", password="s3cret-enough", **kwargs):
+    return api.post(REGISTER, {"username": username, "password": password}, format="json", **kwargs)
+
+
+# --- register ---------------------------------------------------------------
+
+
+def test_register_creates_player_and_token(api):
+    body = assert_json(register(api), 201)
+
+    assert set(body) == {"token", "player"}
+    player = Player.objects.get(username="alice")
+    assert body["player"] == {"id": player.id, "username": "alice"}
+    assert body["token"] == Token.objects.get(user=player).key
+    assert player.check_password("s3cret-enough")
+    assert player.is_bot is False
+
+
+def test_registered_token_authenticates(api):
+    token = register(api).json()["token"]
+
+    api.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    assert assert_json(api.get(ME), 200)["username"] == "alice"
+
+
+@pytest.mark.parametrize("taken_as", ["alice", "ALICE", "Alice"])
+def test_register_duplicate_username_is_invalid(api, make_player, taken_as):
+    make_player(username="alice")
+
+    body = assert_problem(register(api, username=taken_as), 400, "invalid")
+
+    assert body["fields"] == {"username": ["A player with that username already exists."]}
+    assert Player.objects.count() == 1
+
+
+def test_register_short_password_is_invalid(api):
+    body = assert_problem(register(api, password="x7#q"), 400, "invalid")
+
+    assert list(body["fields"]) == ["password"]
+    assert any("too short" in message for message in body["fields"]["password"])
+    assert not Player.objects.exists()
+
+
+def test_register_common_password_is_invalid(api):
+    body = assert_problem(register(api, password="password123"), 400, "invalid")
+
+    assert any("too common" in message for message in body["fields"]["password"])
+
+
+def test_register_reports_username_and_password_together(api, make_player):
+    make_player(username="alice")
+
+    body = assert_problem(register(api, password="short"), 400, "invalid")
+
+    assert set(body["fields"]) == {"username", "password"}
+
+
+def test_register_missing_fields(api):
+    body = assert_problem(api.post(REGISTER, {}, format="json"), 400, "invalid")
+
+    assert body["fields"] == {
+        "username": ["This field is required."],
+        "password": ["This field is required."],
+    }
+
+
+@pytest.mark.parametrize("username", [123, 1.5, True, None, ["alice"], {"name": "alice"}])
+def test_register_username_of_wrong_type(api, username):
+    body = assert_problem(
+        api.post(REGISTER, {"username": username, "password": "s3cret-enough"}, format="json"),
+        400,
+        "invalid",
+    )
+
+    assert list(body["fields"]) == ["username"]
+    assert not Player.objects.exists()
+
+
+@pytest.mark.parametrize("password", [12345678, ["s3cret-enough"], None])
+def test_register_password_of_wrong_type(api, password):
+    body = assert_problem(
+        api.post(REGISTER, {"username": "alice", "password": password}, format="json"),
+        400,
+        "invalid",
+    )
+
+    assert list(body["fields"]) == ["password"]
+
+
+@pytest.mark.parametrize("username", ["", "has space", "semi;colon", "x" * 151])
+def test_register_username_not_valid(api, username):
+    body = assert_problem(register(api, username=username), 400, "invalid")
+
+    assert list(body["fields"]) == ["username"]
+
+
+def test_register_malformed_json(api):
+    response = api.post(REGISTER, data='{"username": "alice", ', content_type="application/json")
+
+    body = assert_problem(response, 400, "malformed_json")
+    assert "JSON parse error" in body["detail"]
+    assert "fields" not in body
+
+
+def test_register_body_not_an_object(api):
+    response = api.post(REGISTER, data=json.dumps(["alice", "pw"]), content_type="application/json")
+
+    body = assert_problem(response, 400, "invalid")
+    assert list(body["fields"]) == ["non_field_errors"]
+
+
+def test_register_form_encoded_is_unsupported(api):
+    response = api.post(REGISTER, {"username": "alice", "password": "s3cret-enough"})
+
+    body = assert_problem(response, 415, "unsupported_media_type")
+    assert "multipart/form-data" in body["detail"]
+    assert not Player.objects.exists()
+
+
+def test_register_ignores_a_bad_authorization_header(api):
+    response = register(api, HTTP_AUTHORIZATION="Token not-a-token")
+
+    assert_json(response, 201)
+
+
+# --- token ------------------------------------------------------------------
+
+
+def test_token_for_good_credentials(api, make_player):
+    player, token = make_player(username="bob")
+
+    body = assert_json(
+        api.post(TOKEN, {"username": "bob", "password": DEFAULT_PASSWORD}, format="json"), 200
+    )
+
+    assert body == {"token": token}
+
+
+def test_token_username_is_case_insensitive(api, make_player):
+    _, token = make_player(username="Bob")
+
+    response = api.post(TOKEN, {"username": "bOB", "password": DEFAULT_PASSWORD}, format="json")
+
+    assert assert_json(response, 200) == {"token": token}
+
+
+def test_token_created_on_first_login(api):
+    player = Player.objects.create_user(username="carol", password=DEFAULT_PASSWORD)
+
+    body = assert_json(
+        api.post(TOKEN, {"username": "carol", "password": DEFAULT_PASSWORD}, format="json"), 200
+    )
+
+    assert body["token"] == Token.objects.get(user=player).key
+
+
+@pytest.mark.parametrize(
+    "credentials",
+    [
+        {"username": "bob", "password": "wrong-password"},
+        {"username": "nobody", "password": DEFAULT_PASSWORD},
+    ],
+)
+def test_token_bad_credentials(api, make_player, credentials):
+    make_player(username="bob")
+
+    body = assert_problem(api.post(TOKEN, credentials, format="json"), 400, "invalid_credentials")
+
+    assert body["title"] == "Invalid credentials"
+    assert "fields" not in body
+
+
+def test_token_inactive_player_cannot_log_in(api, make_player):
+    make_player(username="bob", is_active=False)
+
+    response = api.post(TOKEN, {"username": "bob", "password": DEFAULT_PASSWORD}, format="json")
+
+    assert_problem(response, 400, "invalid_credentials")
+
+
+def test_token_missing_password(api):
+    body = assert_problem(api.post(TOKEN, {"username": "bob"}, format="json"), 400, "invalid")
+
+    assert body["fields"] == {"password": ["This field is required."]}
+
+
+def test_token_malformed_json(api):
+    response = api.post(TOKEN, data="{nope", content_type="application/json")
+
+    assert_problem(response, 400, "malformed_json")
+
+
+# --- me ---------------------------------------------------------------------
+
+
+def test_me_returns_profile(auth_client):
+    body = assert_json(auth_client.get(ME), 200)
+
+    player = auth_client.player
+    assert set(body) == {"id", "username", "games_played", "games_won", "date_joined"}
+    assert body["id"] == player.id
+    assert body["username"] == player.username
+    assert isinstance(body["games_played"], int) and body["games_played"] >= 0
+    assert isinstance(body["games_won"], int) and 0 <= body["games_won"] <= body["games_played"]
+    assert datetime.fromisoformat(body["date_joined"]) == player.date_joined
+
+
+def test_me_without_token(api):
+    body = assert_problem(api.get(ME), 401, "not_authenticated")
+
+    assert body["title"] == "Authentication required"
+
+
+def test_me_without_token_names_the_auth_scheme(api):
+    response = api.get(ME)
+
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Token"
+
+
+@pytest.mark.parametrize(
+    "header", ["Token not-a-real-token", "Token", "Token two parts", "Bearer abc"]
+)
+def test_me_with_bad_token(api, make_player, header):
+    make_player()
+
+    response = api.get(ME, HTTP_AUTHORIZATION=header)
+
+    if header.startswith("Bearer"):  # another scheme is no credentials at all
+        assert_problem(response, 401, "not_authenticated")
+    else:
+        assert_problem(response, 401, "authentication_failed")
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_me_with_token_of_inactive_player(api, make_player):
+    player, token = make_player(is_active=False)
+
+    response = api.get(ME, HTTP_AUTHORIZATION=f"Token {token}")
+
+    body = assert_problem(response, 401, "authentication_failed")
+    assert "inactive" in body["detail"].lower()
+
+
+def test_me_post_not_allowed(auth_client):
+    response = auth_client.post(ME, {}, format="json")
+
+    assert_problem(response, 405, "method_not_allowed")
+    assert response["Allow"] == "GET, HEAD, OPTIONS"
+
+
+def test_me_counts_come_from_games_selectors(auth_client, monkeypatch):
+    seen = []
+
+    def stats_for_player(player):
+        seen.append(player)
+        return {"games_played": 7, "games_won": 3}
+
+    _install_games_stats(monkeypatch, stats_for_player)
+
+    body = assert_json(auth_client.get(ME), 200)
+
+    assert (body["games_played"], body["games_won"]) == (7, 3)
+    assert seen == [auth_client.player]
+
+
+def test_player_stats_fall_back_to_zero_without_games_stats(make_player, monkeypatch):
+    player, _ = make_player()
+    _install_games_stats(monkeypatch, None)
+
+    assert player_stats(player) == {"games_played": 0, "games_won": 0}
+
+
+def _install_games_stats(monkeypatch, stats_for_player):
+    """Make ``games.selectors.stats_for_player`` this function (None: absent)."""
+    import games
+
+    try:
+        import games.selectors as selectors
+    except ModuleNotFoundError:
+        selectors = types.ModuleType("games.selectors")
+        monkeypatch.setitem(sys.modules, "games.selectors", selectors)
+        monkeypatch.setattr(games, "selectors", selectors, raising=False)
+    if stats_for_player is None:
+        monkeypatch.delattr(selectors, "stats_for_player", raising=False)
+    else:
+        monkeypatch.setattr(selectors, "stats_for_player", stats_for_player, raising=False)
