@@ -209,11 +209,19 @@ UNO_TIMER_FAST_PATH_SECONDS = float(env_str("UNO_TIMER_FAST_PATH_SECONDS", "300"
 # How often celery beat runs the deadline sweeper (seconds).
 UNO_SWEEP_SECONDS = float(env_str("UNO_SWEEP_SECONDS", "5"))
 
+# Idempotency-Key records are kept this long (hours), then pruned hourly by beat.
+UNO_IDEMPOTENCY_TTL_HOURS = float(env_str("UNO_IDEMPOTENCY_TTL_HOURS", "24"))
+
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",
         "schedule": UNO_SWEEP_SECONDS,
         "options": {"expires": UNO_SWEEP_SECONDS},
+    },
+    "prune-idempotency-records": {
+        "task": "games.tasks.prune_idempotency_records",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
     },
 }
 

@@ -10,8 +10,10 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Callable, Mapping
 
+from django.conf import settings
 from django.db import DatabaseError, IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
@@ -306,6 +308,22 @@ def _idempotency_record(*, player, key: str, request_hash: str) -> IdempotencyRe
     if record.request_hash != request_hash:
         raise ApiError(422, "idempotency_key_reused", "this Idempotency-Key was used with another request")
     return record
+
+
+def prune_idempotency_records(*, older_than: timedelta | None = None, batch: int = 5000) -> int:
+    """Delete the ``Idempotency-Key`` records older than ``older_than`` (default
+    ``UNO_IDEMPOTENCY_TTL_HOURS``); returns how many.  A retry after that is a new
+    request: its ``expected_version`` (if any) is then what keeps it from acting twice.
+    Deleted in batches so that no long transaction holds the table."""
+    if older_than is None:
+        older_than = timedelta(hours=settings.UNO_IDEMPOTENCY_TTL_HOURS)
+    cutoff = timezone.now() - older_than
+    total = 0
+    while True:
+        ids = list(IdempotencyRecord.objects.filter(created_at__lt=cutoff).values_list("pk", flat=True)[:batch])
+        if not ids:
+            return total
+        total += IdempotencyRecord.objects.filter(pk__in=ids).delete()[0]
 
 
 def _lock_idempotency_record(pk: int) -> IdempotencyRecord:

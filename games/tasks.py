@@ -41,6 +41,14 @@ def sweep_deadlines() -> int:
     return robots.sweep_deadlines()
 
 
+@shared_task(ignore_result=True)
+def prune_idempotency_records() -> int:
+    """Beat (hourly): forget ``Idempotency-Key`` records older than their time to live."""
+    from games import services
+
+    return services.prune_idempotency_records()
+
+
 @shared_task(bind=True, ignore_result=True, max_retries=None)
 def deliver_webhook(self, player_id: int, event: str, payload: dict, delivery_id: str) -> int | None:
     """POST one signed notification; retried with exponential backoff on network

@@ -199,7 +199,10 @@ class ActionsView(APIView):
         parameters=[
             OpenApiParameter(
                 "Idempotency-Key", str, OpenApiParameter.HEADER,
-                description="A retry with the same key and body returns the first response and records nothing new.",
+                description=(
+                    "A retry with the same key and body returns the first response and records nothing new. "
+                    "Keys are per player and remembered for UNO_IDEMPOTENCY_TTL_HOURS (24 by default)."
+                ),
             )
         ],
         request=ActionSerializer,

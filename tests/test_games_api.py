@@ -768,6 +768,28 @@ def test_a_refused_first_request_is_replayed_too(duel):
     assert refused(other, gid, {"type": "draw"}, 409, "not_your_turn", HTTP_IDEMPOTENCY_KEY="r") == first
 
 
+def test_idempotency_records_are_pruned_after_their_time_to_live(duel):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games import tasks
+
+    gid, seats, _ = duel
+    client = seats[actor(gid)]
+    g = view(client, gid)
+    body = {**g["legal_actions"][0], "expected_version": g["version"]}
+    first = assert_json(_post(client, gid, body, HTTP_IDEMPOTENCY_KEY="old"), 200)
+    assert assert_json(_post(client, gid, body, HTTP_IDEMPOTENCY_KEY="old"), 200) == first  # replayed
+    refused(seats[1 - actor(gid)], gid, {"type": "draw"}, 409, "not_your_turn", HTTP_IDEMPOTENCY_KEY="fresh")
+    IdempotencyRecord.objects.filter(key="old").update(created_at=timezone.now() - timedelta(hours=25))
+    assert tasks.prune_idempotency_records.apply().get() == 1  # the beat task, run eagerly
+    assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["fresh"]
+    # forgotten: the same request is new now, and its expected_version keeps it from acting twice
+    problem = refused(client, gid, body, 409, "stale_version", HTTP_IDEMPOTENCY_KEY="old")
+    assert problem["version"] == first["game"]["version"]
+
+
 @pytest.mark.parametrize("key", ["", "x" * 256, "a\x00b", "line\nbreak", "del\x7f"])
 def test_idempotency_key_bounds(duel, key):
     gid, seats, _ = duel
