@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Exists, F, OuterRef, QuerySet
+from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 
 from games import engine
 from games.models import Game, GameStatus, Move, Round, Seat
@@ -110,7 +110,9 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
 
 
 def list_games(player, *, status: str | None = None, mine: bool = False, my_turn: bool = False) -> QuerySet[Game]:
-    qs = Game.objects.select_related("creator")
+    # the seats of a whole page in one query (game_summary reads them from seat_list)
+    seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("seat"), to_attr="seat_list")
+    qs = Game.objects.select_related("creator").prefetch_related(seats)
     if status:
         qs = qs.filter(status=status)
     if mine:
@@ -124,7 +126,9 @@ def list_games(player, *, status: str | None = None, mine: bool = False, my_turn
 
 
 def game_summary(game: Game, player) -> dict[str, Any]:
-    seats = seats_of(game)
+    seats = getattr(game, "seat_list", None)
+    if seats is None:
+        seats = seats_of(game)
     seat = viewer_seat(seats, player)
     return {
         "id": game.pk,

@@ -292,6 +292,28 @@ def test_list_is_paginated(clients):
     assert_problem(alice.get(f"{GAMES}?page=9"), 404, "not_found")
 
 
+def test_list_reads_a_pages_seats_in_one_query(clients):
+    alice, bob = clients(2)
+    for _ in range(3):
+        start_table([alice, bob])
+
+    def listed() -> int:
+        body = assert_json(alice.get(f"{GAMES}?page_size=50"), 200)
+        assert all(len(g["players"]) == 2 and g["seated"] == 2 for g in body["results"])
+        return len(body["results"])
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as three:
+        assert listed() == 3
+    for _ in range(4):
+        start_table([alice, bob])
+    with CaptureQueriesContext(connection) as seven:
+        assert listed() == 7
+    assert len(seven.captured_queries) == len(three.captured_queries)  # not one per game
+
+
 def test_list_needs_credentials(api):
     assert_problem(api.get(GAMES), 401, "not_authenticated")
 
