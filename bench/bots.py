@@ -5,6 +5,7 @@
     python bench/bots.py --part roundrobin --games 400
     python bench/bots.py --part timing --decisions 1000
     python bench/bots.py --budget-ms 30          # hard's search budget (default: HARD_BUDGET_MS)
+    python bench/bots.py --part rlcard --reveal-opponent   # diagnostic: hard sees the opponent's hand
 
 Parts (``--part``, default ``all``):
 
@@ -22,8 +23,13 @@ Parts (``--part``, default ``all``):
     opponent's public actions (:class:`OpponentModel`: a draw proves it held nothing
     playable, a Wild Draw Four that it held nothing else playable) and ``hard``
     deals the opponent's hidden cards under those constraints
-    (``games.bots.sampling``); ``--no-infer`` deals them uniformly.  Both seat
+    (``games.bots.sampling``), weighting each world by how likely the opponent's
+    last play was from that hand (:meth:`OpponentModel.likelihood`);
+    ``--no-infer`` deals them uniformly.  Both seat
     orders are played equally (RLCard's player 0 starts).  Win rates come with a 95% Wilson interval.
+    ``--reveal-opponent`` is a diagnostic, not a fair game: the adapter shows
+    ``hard`` the opponent's real hand (only the draw pile stays hidden), which
+    measures how much of the gap to a perfect player is hidden information.
 ``roundrobin``
     Our four levels against each other in our own engine: heads-up ``standard``
     games of one round (``{"rounds": 1}``), N games per pairing, seats
@@ -61,6 +67,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -69,6 +76,7 @@ from games.bots import choose, decide  # noqa: E402
 from games.bots.sampling import constrained_sampler  # noqa: E402
 from games.bots.policies import HARD_BUDGET_MS, LEVELS  # noqa: E402
 from games.engine import ACTIVE, apply, get_deck, legal_actions, new_game  # noqa: E402
+from games.engine.observation import clone, observe  # noqa: E402
 from games.engine.options import make_config  # noqa: E402
 from games.engine.state import State  # noqa: E402
 
@@ -232,6 +240,31 @@ class Determinizer:
         )
 
 
+def reveal_opponent(state: State, opponent_cards: list[str]) -> bool:
+    """Diagnostic (``--reveal-opponent``): put the opponent's real cards (RLCard
+    strings) into seat 1 of a determinized ``state``, taking them from its unseen
+    cards.  False (state unchanged) if some card has no free id."""
+    unseen = state.hands[1] + state.draw_pile
+    hand = []
+    for s in opponent_cards:
+        kind, _ = rl_type(s)
+        i = next((i for i, c in enumerate(unseen) if (DECK.color[c], DECK.rank[c]) == kind), None)
+        if i is None:
+            return False
+        hand.append(unseen.pop(i))
+    state.hands[1], state.draw_pile = hand, unseen
+    return True
+
+
+def shuffle_draw_pile(state: State, seat: int, rng: random.Random) -> State:
+    """A sampler for a state whose hands are all known: only the draw pile is hidden."""
+    world = clone(state)
+    rng.shuffle(world.draw_pile)
+    world.config = type(world.config)(world.config.preset, world.config.seats, f"obs:{rng.random()}",
+                                      world.config.options)
+    return world
+
+
 def restrict(legal: list[dict], rl_legal: list[str], hand_size: int) -> dict[str, dict]:
     """Our legal actions that map onto RLCard's legal ones: one per RLCard action id
     (a play of the next-to-last card with ``"uno": true``; RLCard has no UNO call)."""
@@ -275,13 +308,39 @@ class OpponentModel:
     rank, and no plain wild.  When it plays a card we remove the most constrained
     card that card fits (the constraints are nested, so what is left is still
     implied whichever card it really was); cards it gets otherwise (penalties) are
-    unconstrained; a count we cannot explain resets everything."""
+    unconstrained; a count we cannot explain resets everything.
+
+    Its last play also weighs the worlds (:meth:`likelihood`): a player who plays
+    one of its playable cards at random would have made that play less often from a
+    hand with more choices, so a world is weighted by 1 / (the distinct playable
+    cards its hand, with the card played, held then).  That holds while the hand is
+    the one it played from: only until its count changes."""
 
     def __init__(self):
         self.slots: list[tuple[frozenset, frozenset]] | None = None
+        #: (target (colour, rank) it played on, (colour, rank) played, its count after)
+        self.last_play: tuple[tuple[str, str], tuple[str | None, str], int] | None = None
 
     def reset(self) -> None:
         self.slots = None
+        self.last_play = None
+
+    def likelihood(self, hand: list[int]) -> float:
+        """How likely the opponent's last play was from ``hand`` (its cards now)."""
+        if self.last_play is None:
+            return 1.0
+        (colour, rank), played, _ = self.last_play
+        kinds = {(DECK.color[c], DECK.rank[c]) for c in hand}
+        kinds.add(played)
+        choices = sum(1 for c, r in kinds if c is None or c == colour or r == rank)
+        return 1.0 / max(1, choices)
+
+    def weigh(self, sampler: Callable) -> Callable[[State, int, random.Random], tuple[State, float]]:
+        """``sampler`` whose worlds come with :meth:`likelihood` of seat 1's hand."""
+        def weighted(state: State, seat: int, rng: random.Random) -> tuple[State, float]:
+            world = sampler(state, seat, rng)
+            return world, self.likelihood(world.hands[1])
+        return weighted
 
     def _fits(self, slot, colour, rank) -> bool:
         return colour not in slot[0] and rank not in slot[1]
@@ -295,6 +354,7 @@ class OpponentModel:
         if self.slots is None or len(self.slots) != before:
             self.slots = [NO_CONSTRAINT] * before
         colour, rank = target
+        self.last_play = None if action == "draw" else (target, rl_type(action)[0], after)
         if action == "draw":
             self._add(frozenset({colour}), frozenset({rank, *WILDS}))
             if after == before + 1:
@@ -314,6 +374,8 @@ class OpponentModel:
 
     def sync(self, count: int) -> None:
         """Our own actions can only add (unconstrained) cards to the opponent's hand."""
+        if self.last_play is not None and count != self.last_play[2]:
+            self.last_play = None  # it drew: its hand is no longer the one it played from
         if self.slots is None:
             self.slots = [NO_CONSTRAINT] * count
         elif len(self.slots) < count:
@@ -346,6 +408,9 @@ class OurAgent:
         self.seconds = 0.0
         self.choice_seconds = 0.0
         self.fallbacks = 0
+        #: ``--reveal-opponent`` (a diagnostic, not a fair game): the env whose
+        #: opponent hand is shown to the bot
+        self.reveal_env = None
 
     def reseed(self, seed: int) -> None:
         self.rng.seed(seed)
@@ -369,6 +434,12 @@ class OurAgent:
                 slots = self.model.slots
                 if self.infer and slots is not None and len(slots) == len(ours.hands[1]):
                     sampler = constrained_sampler({1: list(slots)})
+                if self.infer and self.model.last_play is not None:
+                    sampler = self.model.weigh(sampler or observe)
+                if self.reveal_env is not None:
+                    opponent = self.reveal_env.game.players[1 - raw["current_player"]].hand
+                    if reveal_opponent(ours, [c.str for c in opponent]):
+                        sampler = shuffle_draw_pile
                 picked = choose(self.level, ours, 0, list(options.values()), self.rng, self.budget_ms,
                                 sampler=sampler)
             wanted = rl_string(picked) if picked is not None else None
@@ -411,7 +482,7 @@ class TimedAgent:
 
 def _rl_chunk(args: tuple) -> dict:
     """Play games [start, stop) of one agent against RLCard's rule agent."""
-    agent_name, start, stop, base_seed, budget_ms, infer = args
+    agent_name, start, stop, base_seed, budget_ms, infer, reveal = args
     import numpy as np
     import rlcard
     from rlcard.agents import RandomAgent
@@ -423,6 +494,8 @@ def _rl_chunk(args: tuple) -> dict:
         ours = TimedAgent(RandomAgent(num_actions=env.num_actions))
     else:
         ours = OurAgent(agent_name, base_seed, budget_ms, infer)
+        if reveal:
+            ours.reveal_env = env
     wins = games = unfinished = steps = 0
     for i in range(start, stop):
         seed = game_seed(base_seed, i)
@@ -490,10 +563,14 @@ def part_rlcard(args, pool) -> None:
           f"hard budget {budget:g} ms, {args.procs} procs, seed {args.seed}, "
           f"{'with' if args.infer else 'without'} inference from the opponent's actions)")
     rows = []
+    if args.reveal_opponent:
+        print("   DIAGNOSTIC --reveal-opponent: hard is shown the opponent's real hand (only the draw "
+              "pile stays hidden); this measures what hidden information costs, it is not a fair game")
     for agent in ("hard", "normal", "rlcard-random"):
         t0 = time.perf_counter()
         size = max(1, min(50, args.games // (4 * max(1, args.procs)) or 1))
-        jobs = [(agent, s, e, args.seed, budget, args.infer) for s, e in _chunks(args.games, size)]
+        jobs = [(agent, s, e, args.seed, budget, args.infer, args.reveal_opponent and agent == "hard")
+                for s, e in _chunks(args.games, size)]
         parts = list(pool.imap_unordered(_rl_chunk, jobs)) if pool else [_rl_chunk(j) for j in jobs]
         m = _merge(parts)
         m["wall"] = time.perf_counter() - t0
@@ -659,6 +736,9 @@ def main() -> None:
     ap.add_argument("--infer", action=argparse.BooleanOptionalAction, default=True,
                     help="the adapter tells hard what RLCard's rules prove about the opponent's hand "
                     "(its forced draws, its Wild Draw Fours) and hard samples under it")
+    ap.add_argument("--reveal-opponent", action="store_true",
+                    help="diagnostic: show hard the opponent's real hand in part 1 (what perfect "
+                    "knowledge of it would be worth; not a fair game)")
     args = ap.parse_args()
 
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "

@@ -59,3 +59,25 @@ def test_hard_accepts_a_sampler():
     obs = observe(state, seat, random.Random(0))
     sampler = constrained_sampler({1 - seat: [NOT_RED_NOR_WILD] * 2})
     assert choose("hard", obs, seat, legal, random.Random(0), budget_ms=2, sampler=sampler) in legal
+
+
+def test_hard_weighs_the_worlds_a_sampler_returns_with_a_weight():
+    """A sampler may return (world, weight): the search then averages with the
+    weights, so a world of weight 0 counts for nothing.  Here the opponent's last
+    card decides the move: the play of my colour it holds would let it go out."""
+    from .engine.helpers import arrange
+
+    state = arrange(hands=[["red 5", "blue 5"], ["yellow 2"]], top="green 5", current=0)
+    deck = build_rules(state.config).deck
+    legal = legal_actions(state, 0)
+
+    def holding(colour):
+        def sampler(st, seat, rng):
+            world = observe(st, seat, rng)
+            return world, 1.0 if deck.color[world.hands[1][0]] == colour and deck.rank[world.hands[1][0]] != "5" else 0.0
+        return sampler
+
+    for colour, other in (("red", "blue"), ("blue", "red")):
+        for seed in range(3):
+            pick = choose("hard", state, 0, legal, random.Random(seed), budget_ms=40, sampler=holding(colour))
+            assert pick["type"] == "play" and deck.color[pick["card"]] == other, (colour, pick)

