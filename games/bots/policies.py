@@ -180,7 +180,7 @@ def _candidates(state: State, seat: int, legal: list[dict]) -> list[dict]:
             others.append(a)
 
     def preference(a: dict) -> tuple[float, bool]:
-        return (_play_value(state, seat, a), a.get("color") in (None, _best_color(state, seat, a["card"])))
+        return (_play_value(state, seat, a), "color" not in a or a["color"] == _best_color(state, seat, a["card"]))
 
     plays.sort(key=preference, reverse=True)
     return plays + others
