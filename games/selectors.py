@@ -110,7 +110,7 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
 
 
 def list_games(player, *, status: str | None = None, mine: bool = False, my_turn: bool = False) -> QuerySet[Game]:
-    # the seats of a whole page in one query (game_summary reads them from seat_list)
+    # the seats of a whole page in one query: game_summary reads them from seat_list
     seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("seat"), to_attr="seat_list")
     qs = Game.objects.select_related("creator").prefetch_related(seats)
     if status:
@@ -126,9 +126,8 @@ def list_games(player, *, status: str | None = None, mine: bool = False, my_turn
 
 
 def game_summary(game: Game, player) -> dict[str, Any]:
-    seats = getattr(game, "seat_list", None)
-    if seats is None:
-        seats = seats_of(game)
+    """One row of :func:`list_games` (its ``seat_list`` prefetch holds the seats)."""
+    seats = game.seat_list
     seat = viewer_seat(seats, player)
     return {
         "id": game.pk,
