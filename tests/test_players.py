@@ -10,6 +10,7 @@ from players.models import Player
 from players.selectors import player_stats
 from tests.conftest import DEFAULT_PASSWORD
 from tests.helpers import assert_json, assert_problem
+from tests.server_support import gunicorn  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -305,3 +306,164 @@ def _install_games_stats(monkeypatch, stats_for_player):
         monkeypatch.delattr(selectors, "stats_for_player", raising=False)
     else:
         monkeypatch.setattr(selectors, "stats_for_player", stats_for_player, raising=False)
+
+
+# --- Unicode usernames ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("zoë", "ZOË"),
+        ("zoë", "ＺＯË"),  # fullwidth
+        ("straße", "STRASSE"),  # case folding, not lower()
+    ],
+)
+def test_usernames_collide_after_unicode_normalization(api, first, second):
+    assert_json(register(api, username=first), 201)
+
+    body = assert_problem(register(api, username=second), 400, "invalid")
+
+    assert body["fields"] == {"username": ["A player with that username already exists."]}
+    assert Player.objects.count() == 1
+
+
+def test_username_is_stored_nfkc_normalized(api):
+    body = assert_json(register(api, username="ＡＬＩＣＥ"), 201)
+
+    assert body["player"]["username"] == "ALICE"
+    assert Player.objects.get().username_key == "alice"
+
+
+@pytest.mark.parametrize(
+    "username",
+    ["\ufdfa" * 10, "a\u037a"],  # NFKC: 180 characters; a space (not a valid character)
+)
+def test_a_name_that_normalizes_to_an_invalid_one_is_invalid(api, username):
+    body = assert_problem(register(api, username=username), 400, "invalid")
+
+    assert list(body["fields"]) == ["username"]
+    assert not Player.objects.exists()
+
+
+@pytest.mark.parametrize("typed", ["zoë", "ZOË", "ＺＯË", "Zoe\u0308"])
+def test_token_username_matches_after_unicode_normalization(api, typed):
+    token = assert_json(register(api, username="Zoë"), 201)["token"]
+
+    body = assert_json(api.post(TOKEN, {"username": typed, "password": "s3cret-enough"}, format="json"), 200)
+
+    assert body["token"] == token
+
+
+def test_a_renamed_player_gets_a_new_key(make_player):
+    player, _ = make_player(username="alice")
+    player.username = "Ｂob"
+    player.save(update_fields=["username"])
+
+    player.refresh_from_db()
+    assert player.username_key == "bob"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migration_0004_keys_existing_players_and_keeps_colliding_ones_working():
+    """Players registered under the old Lower() constraint keep their names, tokens and
+    log-in; of two that collide under username_key the later gets "<key>#<id>"."""
+    from django.contrib.auth import authenticate
+    from django.contrib.auth.hashers import make_password
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("players", "0003_ratecounter")]
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    executor.migrate(before)
+    try:
+        old = MigrationExecutor(connection).loader.project_state(before).apps.get_model("players", "Player")
+        first = old.objects.create(username="zoë", password=make_password("first-secret-1"))
+        later = old.objects.create(username="ＺＯË", password=make_password("later-secret-1"))
+        old.objects.create(username="Bob", password=make_password("bob-secret-12"))
+    finally:
+        MigrationExecutor(connection).migrate(latest)
+
+    assert dict(Player.objects.values_list("username", "username_key")) == {
+        "zoë": "zoë",
+        "ＺＯË": f"zoë#{later.pk}",
+        "Bob": "bob",
+    }
+    assert authenticate(username="ＺＯË", password="later-secret-1").pk == later.pk
+    assert authenticate(username="ZOË", password="first-secret-1").pk == first.pk
+    legacy = Player.objects.get(pk=later.pk)
+    legacy.set_password("later-secret-2")
+    legacy.save()  # keeps its key: the plain one is taken
+    assert Player.objects.get(pk=later.pk).username_key == f"zoë#{later.pk}"
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_50_concurrent_registrations_of_distinct_names(gunicorn):
+    """Through the real server (gunicorn, as in production), 50 at once: all created."""
+    names = [f"racer{i}" for i in range(50)]
+
+    responses = _register_all(gunicorn.url + REGISTER, names)
+
+    assert [r.status_code for r in responses] == [201] * 50, [r.text for r in responses if r.status_code != 201]
+    assert sorted(r.json()["player"]["username"] for r in responses) == sorted(names)
+    assert Player.objects.count() == 50
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_50_concurrent_registrations_of_one_name(gunicorn):
+    """One name in several forms ("zoë", "ZOË", fullwidth...): exactly one wins; the
+    others are told it is taken (the unique key settles the race), none is a 500."""
+    forms = ["zoë", "ZOË", "ＺＯË", "Zoë", "zOË"]
+    responses = _register_all(gunicorn.url + REGISTER, [forms[i % len(forms)] for i in range(50)])
+
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [201] + [400] * 49, [r.text for r in responses if r.status_code not in (201, 400)]
+    for r in responses:
+        if r.status_code == 400:
+            assert r.headers["Content-Type"] == "application/problem+json"
+            assert r.json()["code"] == "invalid"
+            assert r.json()["fields"] == {"username": ["A player with that username already exists."]}
+    assert Player.objects.count() == 1
+
+
+def _register_all(url: str, names: list[str]) -> list:
+    """POST a registration for each name, all at once (one thread each)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import requests
+
+    barrier = threading.Barrier(len(names))
+
+    def post(name: str):
+        with requests.Session() as session:
+            barrier.wait(timeout=30)
+            return session.post(url, json={"username": name, "password": "s3cret-enough"}, timeout=120)
+
+    with ThreadPoolExecutor(len(names)) as pool:
+        return list(pool.map(post, names))
+
+
+@pytest.mark.django_db
+def test_a_name_typed_with_a_combining_accent_is_the_name_it_shows(api):
+    decomposed = "zoe\u0301"  # e + COMBINING ACUTE ACCENT, as some keyboards send "zoé"
+    r = api.post("/api/v1/auth/register", {"username": decomposed, "password": "zoe-secret-123"}, format="json")
+    assert r.status_code == 201, r.content
+    assert r.json()["player"]["username"] == "zo\u00e9"
+    again = api.post("/api/v1/auth/register", {"username": "ZO\u00c9", "password": "zoe-secret-123"}, format="json")
+    assert again.status_code == 400 and "username" in again.json()["fields"]
+
+
+@pytest.mark.django_db
+def test_the_admin_forms_refuse_a_name_that_collides_after_normalisation(make_player):
+    from players.admin import PlayerChangeForm, PlayerCreationForm
+
+    make_player("zoë")
+    form = PlayerCreationForm(data={"username": "ZOË", "password1": "a-long-secret-9", "password2": "a-long-secret-9"})
+    assert not form.is_valid() and "username" in form.errors
+    other, _ = make_player("bob")
+    change = PlayerChangeForm(instance=other, data={"username": "Zoë", "date_joined": other.date_joined})
+    assert not change.is_valid() and "username" in change.errors

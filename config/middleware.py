@@ -1,0 +1,121 @@
+"""HTTP hygiene: a limit on request bodies, enforced before anything reads them.
+
+A body over ``MAX_REQUEST_BYTES`` answers 413 ``payload_too_large``.  With a
+Content-Length the decision is taken from the header alone.  A chunked body (no
+Content-Length) is read up to the limit, and handed on to Django when it fits; this
+needs a server that ends ``wsgi.input`` at the end of the body (``wsgi.input_terminated``,
+as gunicorn does); under any other server Django reads no body without a Content-Length.
+
+A refused body is then discarded, never kept, up to ``MAX_REQUEST_DRAIN_BYTES``: the
+client's next request on the same keep-alive connection starts right after it, and the
+client reads the 413 instead of a connection reset.  gunicorn itself drains only 64 KiB
+of a body the application left unread, then closes the connection.  A body past the
+drain limit is left unread, and the server closes the connection after the 413.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from copy import deepcopy
+from typing import Any, BinaryIO
+
+from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream
+from django.http import HttpRequest, HttpResponseBase
+
+from config.problems import (
+    PROBLEM_CONTENT_TYPE,
+    PROBLEM_DESCRIPTIONS,
+    payload_too_large,
+)
+
+CHUNK_BYTES = 64 * 1024
+# A client that trickles a refused body may hold a web thread this long, no longer.
+DRAIN_SECONDS = 10.0
+
+
+class RequestBodyLimitMiddleware:
+    """413 ``payload_too_large`` for a body over ``settings.MAX_REQUEST_BYTES``."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        limit: int = settings.MAX_REQUEST_BYTES
+        stream: BinaryIO = request.META["wsgi.input"]
+        declared = _content_length(request.META)
+        if declared is not None:
+            if declared > limit:
+                if declared <= settings.MAX_REQUEST_DRAIN_BYTES:
+                    _discard(stream, declared)
+                return payload_too_large(limit)
+        elif _is_chunked(request.META):
+            body = _read(stream, limit + 1)
+            if len(body) > limit:
+                _discard(stream, settings.MAX_REQUEST_DRAIN_BYTES - len(body))
+                return payload_too_large(limit)
+            _hand_on(request, body)
+        return self.get_response(request)
+
+
+def _content_length(meta: dict[str, Any]) -> int | None:
+    try:
+        return int(meta.get("CONTENT_LENGTH") or "")
+    except ValueError:
+        return None
+
+
+def _is_chunked(meta: dict[str, Any]) -> bool:
+    return bool(meta.get("wsgi.input_terminated")) and "chunked" in meta.get(
+        "HTTP_TRANSFER_ENCODING", ""
+    ).lower()
+
+
+def _read(stream: BinaryIO, size: int) -> bytes:
+    """Up to ``size`` bytes (fewer at the end of the body)."""
+    parts: list[bytes] = []
+    while size > 0:
+        part = stream.read(min(size, CHUNK_BYTES))
+        if not part:
+            break
+        parts.append(part)
+        size -= len(part)
+    return b"".join(parts)
+
+
+def _discard(stream: BinaryIO, size: int) -> None:
+    """Read and drop up to ``size`` bytes of the body, for at most DRAIN_SECONDS."""
+    deadline = time.monotonic() + DRAIN_SECONDS
+    while size > 0 and time.monotonic() < deadline:
+        part = stream.read(min(size, CHUNK_BYTES))
+        if not part:
+            return
+        size -= len(part)
+
+
+def _hand_on(request: HttpRequest, body: bytes) -> None:
+    """Let Django read a chunked body that fits as if it had come with a Content-Length.
+    Django sizes the body from CONTENT_LENGTH alone (absent: no body), and reads it from
+    the stream WSGIRequest made at construction, which has no public setter."""
+    request.META["CONTENT_LENGTH"] = str(len(body))
+    request._stream = LimitedStream(io.BytesIO(body), len(body))  # type: ignore[attr-defined]
+
+
+# --- OpenAPI ----------------------------------------------------------------
+
+_PAYLOAD_TOO_LARGE = {
+    "description": PROBLEM_DESCRIPTIONS[413],
+    "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+}
+
+
+def document_payload_too_large(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: every operation that takes a body may answer
+    413 (the middleware above applies to all of them)."""
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                operation.setdefault("responses", {}).setdefault("413", deepcopy(_PAYLOAD_TOO_LARGE))
+    return result

@@ -1,0 +1,110 @@
+"""A real gunicorn for tests, started as production starts it:
+``gunicorn -c config/gunicorn.conf.py config.wsgi:application``, on a free port and the
+test database (PostgreSQL or the SQLite file), with the settings of
+tests/server_settings.py (the project's, with a fast password hasher).  Tests that use it must be transactional
+(``django_db(transaction=True)``): the server commits, and must see what they commit.
+
+Use it with ``from tests.server_support import gunicorn  # noqa: F401 (fixture)``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Origins the server lets browsers call it from (CORS_ALLOWED_ORIGINS).
+CORS_ORIGINS = ("https://app.example", "https://other.example")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def database_url() -> str:
+    """The test database, for another process."""
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{s['NAME']}"
+    return f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+class Gunicorn:
+    """One gunicorn master and ``workers`` worker processes (4 threads each), its output
+    in ``log``; ``settings`` are more environment variables."""
+
+    def __init__(self, log: Path, workers: int = 1, **settings: object) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = log
+        env = {
+            **os.environ,
+            "PORT": str(self.port),
+            "WEB_CONCURRENCY": str(workers),
+            "GUNICORN_THREADS": "4",
+            "DJANGO_SETTINGS_MODULE": "tests.server_settings",
+            "DATABASE_URL": database_url(),
+            "CONN_MAX_AGE": "0",  # nothing left connected to the test database
+            "CORS_ALLOWED_ORIGINS": ", ".join(CORS_ORIGINS),
+            "THROTTLE_ANON": "100000/min",
+            "THROTTLE_USER": "100000/min",
+            "THROTTLE_AUTH": "100000/min",
+        }
+        env.pop("MAX_REQUEST_BYTES", None)  # the documented default
+        env.update({name: str(value) for name, value in settings.items()})
+        with log.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [str(Path(sys.executable).with_name("gunicorn")), "-c", "config/gunicorn.conf.py",
+                 "config.wsgi:application"],
+                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            )
+
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+
+    def wait_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, f"gunicorn exited:\n{self.output()}"
+            conn = self.connection()
+            try:
+                conn.request("GET", "/api/v1/unknown")
+                conn.getresponse().read()
+                return
+            except OSError:
+                time.sleep(0.2)
+            finally:
+                conn.close()
+        raise AssertionError(f"gunicorn did not answer:\n{self.output()}")
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-5000:]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture(scope="module")
+def gunicorn(django_db_setup, tmp_path_factory) -> Iterator[Gunicorn]:
+    server = Gunicorn(tmp_path_factory.mktemp("gunicorn") / "gunicorn.log")
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
