@@ -2,7 +2,6 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle, ScopedRateThrottle
 from rest_framework.views import APIView
 
 from config.problems import ApiError, problem_responses
@@ -17,6 +16,7 @@ from players.serializers import (
     WebhookSerializer,
 )
 from players.services import player_register, token_obtain, webhook_delete, webhook_set
+from players.throttling import AnonRateThrottle, ScopedRateThrottle
 
 
 class AuthEndpoint(APIView):
