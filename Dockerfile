@@ -30,6 +30,9 @@ COPY --from=build /wheels /wheels
 RUN pip install /wheels/*.whl && rm -rf /wheels \
     && python -c "import games.engine as e; assert e.COMPILED, e.ENGINE_BUILD; print('games.engine:', e.ENGINE_BUILD)"
 
+# gunicorn's settings (workers, limits, problem+json errors), read from the working directory.
+COPY --from=build /src/config/gunicorn.conf.py /app/gunicorn.conf.py
+
 RUN useradd --create-home --uid 1000 uno \
     && mkdir -p /app/staticfiles /app/.run \
     && chown -R uno:uno /app
@@ -38,4 +41,4 @@ USER uno
 
 EXPOSE 8000
 
-CMD ["sh", "-c", "django-admin migrate --noinput && django-admin collectstatic --noinput --verbosity 0 && exec gunicorn config.wsgi:application --bind 0.0.0.0:${PORT} --workers ${WEB_CONCURRENCY:-2} --threads ${GUNICORN_THREADS:-4} --access-logfile -"]
+CMD ["sh", "-c", "django-admin migrate --noinput && django-admin createcachetable && django-admin collectstatic --noinput --verbosity 0 && exec gunicorn -c /app/gunicorn.conf.py config.wsgi:application"]

@@ -22,13 +22,15 @@ ENGINE_SRC := $(wildcard games/engine/*.py games/engine/*/*.py)
 MODE_FILE := $(VENV)/.engine-mode
 export UNO_PURE_PYTHON
 
-.PHONY: help venv run test lint clean clean-build FORCE
+.PHONY: help venv run test audit lint clean clean-build FORCE
 
 help:
 	@echo "make run   - migrate, collect static files and serve on 0.0.0.0:\$${PORT:-8000}"
 	@echo "             (gunicorn + celery worker + celery beat; SQLite and a filesystem broker"
 	@echo "             unless DATABASE_URL / REDIS_URL are set)"
 	@echo "make test  - run the tests against PostgreSQL and Redis on 127.0.0.1"
+	@echo "make audit - pip-audit the venv's dependencies: fails on a known vulnerability with a fix"
+	@echo "             (and when they cannot be audited; AUDIT_ARGS=--if-reachable skips, loudly, instead)"
 	@echo "make lint  - static checks (ruff, if installed)"
 	@echo "make clean-build - remove the compiled engine (extension modules, build/)"
 	@echo "UNO_PURE_PYTHON=1 make ... - install and run the rules engine as pure Python (not compiled)"
@@ -53,14 +55,27 @@ FORCE:
 
 run: venv
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	exec scripts/run.sh
 
 # The test database (test_uno) is created and dropped by pytest-django.
 # Redis db 15 is flushed between tests: point TEST_REDIS_URL at a scratch db.
+# Then the tests marked `concurrency` run again on the embedded default (SQLite file
+# in TEST_SQLITE_DIR, filesystem broker, no Redis), as `make run` uses it.
+TEST_SQLITE_DIR ?= .run/test-sqlite
 test: venv
 	$(BIN)/python scripts/wait_for.py --timeout 10 127.0.0.1:5432 127.0.0.1:6379
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
+	rm -rf $(TEST_SQLITE_DIR) && mkdir -p $(TEST_SQLITE_DIR)
+	DATABASE_URL=sqlite:///$(abspath $(TEST_SQLITE_DIR))/db.sqlite3 REDIS_URL= RUN_DIR=$(abspath $(TEST_SQLITE_DIR))/run \
+		$(BIN)/pytest -m concurrency $(PYTEST_ARGS)
+
+# Known vulnerabilities in the installed dependencies (PyPI's advisory data, read by
+# pip-audit over the network): scripts/audit.py says which and when it fails.
+AUDIT_ARGS ?=
+audit: venv
+	$(BIN)/python scripts/audit.py $(AUDIT_ARGS)
 
 lint: venv
 	$(BIN)/python manage.py check

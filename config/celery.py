@@ -9,3 +9,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("uno")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Every worker proves, every UNO_WORKER_HEARTBEAT_SECONDS, that its pool runs tasks.
+app.steps["worker"].add("games.heartbeats:WorkerHeartbeat")

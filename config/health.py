@@ -1,9 +1,13 @@
-"""Health checks of the backing services (database, Celery broker)."""
+"""Health checks: the backing services (database, Celery broker) and the background
+parts (a worker whose pool runs tasks, beat's deadline sweeper), from heartbeats that
+live in the database (games.heartbeats)."""
 
 import logging
 
 from django.conf import settings
 from django.db import connection
+
+from games import heartbeats
 
 logger = logging.getLogger(__name__)
 
@@ -28,17 +32,36 @@ def check_broker() -> None:
         conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
 
 
-CHECKS = {"database": check_database, "broker": check_broker}
+def _check_heartbeat(name: str) -> None:
+    if not heartbeats.fresh(name):
+        at = heartbeats.last(name)
+        raise RuntimeError(f"{name}: last heartbeat {at.isoformat() if at else 'never'}")
 
 
-def health_report() -> dict[str, str]:
-    """{"database": "ok" | "error", "broker": "ok" | "error"}."""
+def check_worker() -> None:
+    """A worker's pool ran its heartbeat task recently."""
+    _check_heartbeat(heartbeats.WORKER)
+
+
+def check_sweeper() -> None:
+    """Beat sent the deadline sweeper and a worker ran it, within three periods."""
+    _check_heartbeat(heartbeats.SWEEPER)
+
+
+#: what the web process itself needs (GET /health: liveness for a load balancer)
+WEB_CHECKS = {"database": check_database, "broker": check_broker}
+#: everything (GET /api/v1/health)
+CHECKS = {**WEB_CHECKS, "worker": check_worker, "sweeper": check_sweeper}
+
+
+def health_report(checks: dict | None = None) -> dict[str, str]:
+    """{part: "ok" | "error"} for ``checks`` (default: every part)."""
     report = {}
-    for name, check in CHECKS.items():
+    for name, check in (CHECKS if checks is None else checks).items():
         try:
             check()
-        except Exception:
-            logger.warning("health check %s failed", name, exc_info=True)
+        except Exception as exc:
+            logger.warning("health check %s failed: %s", name, exc)
             report[name] = ERROR
         else:
             report[name] = OK

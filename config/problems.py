@@ -14,17 +14,25 @@ Every error body is ``application/problem+json`` with ``type``, ``title``,
 
 from __future__ import annotations
 
+import logging
 import math
+import sys
 from http import HTTPStatus
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, JsonResponse
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, serializers
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
+
+from config.resilience import RETRY_AFTER_SECONDS, is_transient
+
+log = logging.getLogger(__name__)
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 PROBLEM_TYPE_BASE = "https://uno.example/problems/"
@@ -42,6 +50,9 @@ TITLES = {
     "not_acceptable": "Not acceptable",
     "unsupported_media_type": "Unsupported media type",
     "throttled": "Too many requests",
+    "payload_too_large": "Payload too large",
+    "uri_too_long": "URI too long",
+    "header_fields_too_large": "Request header fields too large",
     "bad_request": "Bad request",
     "server_error": "Internal server error",
     "unavailable": "Service unavailable",
@@ -125,6 +136,34 @@ class ApiError(exceptions.APIException):
         super().__init__(detail=detail or problem_title(code), code=code)
 
 
+def unavailable(exc: BaseException) -> ApiError:
+    """The 503 for a transient failure (config.resilience), logged without request data."""
+    log.warning("transient failure answered 503: %s: %s", type(exc).__name__, exc)
+    return ApiError(
+        503,
+        "unavailable",
+        "A dependency is briefly unavailable; nothing was changed. Retry after Retry-After seconds.",
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        retry_after=RETRY_AFTER_SECONDS,
+    )
+
+
+class TransientErrorMiddleware:
+    """503 problem+json for a transient failure outside DRF's views (inside them the
+    exception handler below does the same)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if not is_transient(exception):
+            return None
+        return _problem_for(unavailable(exception))
+
+
 # --- The DRF exception handler ---------------------------------------------
 
 
@@ -142,6 +181,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> JsonRe
 
 
 def _as_api_exception(exc: Exception) -> exceptions.APIException | None:
+    if is_transient(exc):
+        return unavailable(exc)
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(detail=serializers.as_serializer_error(exc))
     if isinstance(exc, Http404):
@@ -228,7 +269,21 @@ def _summarize(fields: dict[str, list[str]]) -> str:
 # --- Django-level handlers (URLs outside DRF views) -------------------------
 
 
+def payload_too_large(limit: int) -> JsonResponse:
+    """413 for a request body over ``limit`` bytes (config.middleware, or Django's own
+    DATA_UPLOAD_MAX_MEMORY_SIZE check)."""
+    return problem_response(
+        status=413,
+        code="payload_too_large",
+        detail=f"The request body is larger than the limit of {limit} bytes.",
+        max_bytes=limit,
+    )
+
+
 def bad_request(request, exception=None):
+    # Django answers every SuspiciousOperation with 400; a body over its limit is a 413.
+    if isinstance(exception, RequestDataTooBig):
+        return payload_too_large(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     return problem_response(status=400, code="bad_request", detail="The request is malformed.")
 
 
@@ -245,6 +300,9 @@ def page_not_found(request, exception=None):
 
 
 def server_error(request):
+    exc = sys.exc_info()[1]
+    if exc is not None and is_transient(exc):  # raised outside a view (e.g. in middleware)
+        return _problem_for(unavailable(exc))
     return problem_response(
         status=500, code="server_error", detail="An unexpected error occurred (a bug)."
     )
@@ -269,7 +327,10 @@ class ProblemSerializer(serializers.Serializer):
         help_text="Validation errors only: messages per field (`non_field_errors` for the body).",
     )
     retry_after = serializers.IntegerField(
-        required=False, help_text="429 only: seconds to wait, as in the Retry-After header."
+        required=False, help_text="429 and 503 only: seconds to wait, as in the Retry-After header."
+    )
+    max_bytes = serializers.IntegerField(
+        required=False, help_text="413 only: the largest request body accepted, in bytes."
     )
 
     class Meta:
@@ -283,10 +344,12 @@ PROBLEM_DESCRIPTIONS = {
     404: "Unknown resource: `not_found`.",
     405: "Method not allowed: `method_not_allowed`.",
     409: "Conflict with the current state of the resource.",
+    413: "Body too large: `payload_too_large`, with `max_bytes` (the server's `MAX_REQUEST_BYTES`).",
     415: "Unsupported media type: `unsupported_media_type` (send application/json).",
     422: "Unprocessable request.",
     429: "Throttled: `throttled`; retry after `Retry-After` seconds.",
-    503: "Service unavailable: `unavailable`.",
+    503: "`unavailable`: a dependency (database, broker) is briefly unavailable and nothing was changed; "
+    "retry after `Retry-After` seconds.",
 }
 
 

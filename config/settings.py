@@ -68,12 +68,21 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "corsheaders",
     "players.apps.PlayersConfig",
     "games.apps.GamesConfig",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # RateLimit-* headers on every /api/ response (outside the rest: the answers of any
+    # layer get them, CORS preflights and errors included).
+    "players.throttling.RateLimitHeadersMiddleware",
+    # CORS headers on every answer, errors included; answers preflights (CORS_* below).
+    "corsheaders.middleware.CorsMiddleware",
+    "config.problems.TransientErrorMiddleware",
+    # 413 for a body over MAX_REQUEST_BYTES, before anything reads it.
+    "config.middleware.RequestBodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -112,6 +121,36 @@ DATABASES = {
     )
 }
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default is a real database under concurrency: the web server, the
+    # worker and beat all write to it.  WAL lets readers run beside the one writer;
+    # every transaction takes the write lock up front (BEGIN IMMEDIATE), so two
+    # transactions never deadlock upgrading a read lock (which SQLite answers with an
+    # immediate "database is locked", busy timeout or not); a writer waits up to
+    # SQLITE_BUSY_TIMEOUT seconds for the lock.  synchronous=NORMAL is durable in WAL
+    # mode except for the last transactions before a power loss.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env_int("SQLITE_BUSY_TIMEOUT", 20),
+            "init_command": (
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+                "PRAGMA cache_size=-16000;"
+            ),
+        }
+    )
+    # Tests on SQLite use a file (next to the database) so that a live server, a
+    # worker and the test itself share it, as in production.
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = env_str(
+        "SQLITE_TEST_NAME", str(Path(DATABASES["default"]["NAME"]).with_suffix(".test.sqlite3"))
+    )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A statement that waits this long for a lock fails (and is retried or answered
+    # 503) instead of holding a web thread or a worker forever.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "options", f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 10000)}"
+    )
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -------------------------------------------------------------------
@@ -144,7 +183,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
-# --- Redis: cache (shared throttle counters) and Celery ---------------------
+# --- Redis: cache, rate-limit counters (players/throttling.py) and Celery -----
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
@@ -157,7 +196,11 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    # Shared by every process through the database (`manage.py createcachetable`,
+    # which `make run` runs after migrating): no process keeps state of its own.
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "uno_cache"}
+    }
 
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -166,10 +209,25 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULE_FILENAME = str(RUN_DIR / "celerybeat-schedule")
+# A task is acknowledged when it has run, and one whose pool process dies (killed,
+# out of memory) goes back to the queue: every task is safe to run twice.  Each pool
+# process reserves one task at a time, so a dying process takes no others with it.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# A task stuck this long is ended (its pool process replaced); deadlines in the
+# database get the game going again.
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 60)
+CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 90)
+CELERY_WORKER_SEND_TASK_EVENTS = False
 
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
+    # An unacknowledged task (its worker died) is delivered again after this long; it
+    # must exceed the longest countdown the server schedules (UNO_TIMER_FAST_PATH_SECONDS).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 900}
 else:
     # No server needed: kombu's filesystem transport. Producers (web) and
     # consumers (worker) share one folder; control_folder enables broadcast
@@ -188,15 +246,20 @@ else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         **{key: str(path) for key, path in _BROKER_FOLDERS.items()},
         "store_processed": False,
+        "polling_interval": 0.1,
     }
     CELERY_RESULT_BACKEND = f"file://{_RESULTS_DIR}"
+    # The filesystem transport has no event loop, so a prefork worker would use
+    # billiard's blocking pool, whose processes share one queue lock: a pool process
+    # killed while holding it froze the whole worker.  Threads have no such lock.
+    CELERY_WORKER_POOL = "threads"
 
 # --- Games: bots, timers, deadlines ---------------------------------------------
 
 # Seconds a bot "thinks" before acting (0 in tests).
 UNO_BOT_THINK_SECONDS = float(env_str("UNO_BOT_THINK_SECONDS", "1"))
 # A bot that has not acted this long after its think time is revived by the sweeper.
-UNO_BOT_STALL_SECONDS = float(env_str("UNO_BOT_STALL_SECONDS", "30"))
+UNO_BOT_STALL_SECONDS = float(env_str("UNO_BOT_STALL_SECONDS", "10"))
 # The "hard" bot's search budget per decision (milliseconds).
 UNO_HARD_BUDGET_MS = float(env_str("UNO_HARD_BUDGET_MS", "60"))
 # Who plays a human seat on autopilot.
@@ -208,6 +271,8 @@ UNO_MAX_TIMEOUTS = env_int("UNO_MAX_TIMEOUTS", 3)
 UNO_TIMER_FAST_PATH_SECONDS = float(env_str("UNO_TIMER_FAST_PATH_SECONDS", "300"))
 # How often celery beat runs the deadline sweeper (seconds).
 UNO_SWEEP_SECONDS = float(env_str("UNO_SWEEP_SECONDS", "5"))
+# How often each worker proves that its pool runs tasks (seconds; read by the health check).
+UNO_WORKER_HEARTBEAT_SECONDS = float(env_str("UNO_WORKER_HEARTBEAT_SECONDS", "5"))
 
 # Idempotency-Key records are kept this long (hours), then pruned hourly by beat.
 UNO_IDEMPOTENCY_TTL_HOURS = float(env_str("UNO_IDEMPOTENCY_TTL_HOURS", "24"))
@@ -223,10 +288,68 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },
+    "prune-rate-counters": {
+        "task": "players.tasks.prune_rate_counters",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
 }
 
 # Health check: how long the broker probe may take (seconds).
 HEALTH_BROKER_TIMEOUT = float(env_str("HEALTH_BROKER_TIMEOUT", "2"))
+
+# --- HTTP: request body limit, CORS -------------------------------------------
+
+# The largest request body accepted (bytes): a larger one answers 413 payload_too_large
+# (config/middleware.py), chunked bodies included; Django's own check agrees.
+MAX_REQUEST_BYTES = env_int("MAX_REQUEST_BYTES", 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+# A refused body up to this size is read and discarded, so that the client reads the 413
+# and its keep-alive connection stays usable; past it the connection is closed.
+MAX_REQUEST_DRAIN_BYTES = env_int("MAX_REQUEST_DRAIN_BYTES", 8 * 1024 * 1024)
+
+# Browser apps on these origins (comma-separated, e.g. https://app.example.com) may
+# call the API; empty: no CORS headers at all.  Tokens, not cookies: no credentials.
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", "")
+CORS_URLS_REGEX = r"^/api/" if CORS_ALLOWED_ORIGINS else r"(?!)"
+CORS_ALLOW_HEADERS = [
+    "accept",
+    "authorization",
+    "content-type",
+    "idempotency-key",
+    "if-none-match",
+    "last-event-id",
+]
+CORS_EXPOSE_HEADERS = [
+    "ETag",
+    "Retry-After",
+    "Location",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "RateLimit",
+    "RateLimit-Policy",
+]
+
+# --- Security / production ----------------------------------------------------
+
+# Behind a proxy that terminates TLS (SECURE_PROXY_SSL=1 above), README.md's
+# "Deployment / security" lists the values that pass `manage.py check --deploy`.
+# The defaults keep plain http://localhost (`make run`) working with no configuration.
+# Answer plain-http requests with a redirect to https; /health stays reachable over
+# plain http for a load balancer's or container's liveness probe.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^health$"]
+# Strict-Transport-Security on https answers: seconds browsers remember to use https only.
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+# Session and CSRF cookies (the admin's; the API uses tokens) only over https.
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+# Development only: webhooks may call loopback and private addresses (players/outbound.py;
+# said loudly in the log at startup and on every such call, and by `check --deploy`).
+UNO_WEBHOOK_ALLOW_PRIVATE = env_bool("UNO_WEBHOOK_ALLOW_PRIVATE", False)
 
 # --- Django REST framework / OpenAPI ---------------------------------------
 
@@ -237,17 +360,21 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
     ],
+    # Fixed windows counted atomically in Redis, or in the database without it
+    # (players/throttling.py): exact across processes and nodes.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "players.throttling.AnonRateThrottle",
+        "players.throttling.UserRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("THROTTLE_ANON", "60/min"),
         "user": env_str("THROTTLE_USER", "1200/min"),
         "auth": env_str("THROTTLE_AUTH", "30/min"),
     },
-    # Proxies in front of the app, for the client IP used by anonymous throttling.
-    "NUM_PROXIES": env_int("NUM_PROXIES", 0) if os.environ.get("NUM_PROXIES") else None,
+    # Proxies in front of the app, for the client IP used by anonymous throttling:
+    # the client is the NUM_PROXIES-th address from the right of X-Forwarded-For.
+    # 0 (default): the peer address; X-Forwarded-For, which clients can forge, is ignored.
+    "NUM_PROXIES": env_int("NUM_PROXIES", 0),
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "config.problems.problem_exception_handler",
@@ -267,6 +394,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        # OpenAPI links from a created game to the operations on it.
+        "games.schema.game_links_hook",
+        # 413 on every operation that takes a body.
+        "config.middleware.document_payload_too_large",
+        # RateLimit-* headers on every response, Retry-After on 429s (last: it also
+        # covers the responses that the hooks above add).
+        "players.throttling.rate_limit_schema_hook",
+    ],
 }
 
 # --- Logging: everything to stdout ------------------------------------------

@@ -2,11 +2,11 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config.views import HealthView
+from config.views import HealthView, LivenessView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("health", HealthView.as_view(schema=None), name="health-root"),
+    path("health", LivenessView.as_view(schema=None), name="health-root"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/v1/health", HealthView.as_view(), name="health"),

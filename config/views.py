@@ -4,38 +4,69 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.health import OK, health_report
-from config.problems import ApiError, problem_responses
+from config.health import ERROR, OK, WEB_CHECKS, health_report
+from config.problems import PROBLEM_CONTENT_TYPE, ApiError, ProblemSerializer
 
 
-class HealthSerializer(serializers.Serializer):
-    status = serializers.CharField()
-    database = serializers.CharField()
-    broker = serializers.CharField()
+def _part(help_text: str) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=[OK, ERROR], help_text=help_text)
+
+
+class HealthPartsSerializer(serializers.Serializer):
+    database = _part("The database answers a query.")
+    broker = _part("The Celery broker accepts a connection (within HEALTH_BROKER_TIMEOUT).")
+    worker = _part(
+        "A worker's pool ran its heartbeat task within 3 x UNO_WORKER_HEARTBEAT_SECONDS + 5 s."
+    )
+    sweeper = _part("Beat's deadline sweeper ran to its end within 3 x UNO_SWEEP_SECONDS + 5 s.")
+
+
+class HealthSerializer(HealthPartsSerializer):
+    status = serializers.ChoiceField(choices=[OK])
+
+
+class HealthProblemSerializer(ProblemSerializer, HealthPartsSerializer):
+    """The 503 of the health check: a problem with every part's state."""
+
+    class Meta:
+        ref_name = "HealthProblem"
 
 
 class HealthView(APIView):
-    """Liveness/readiness: the database and the Celery broker answer."""
+    """Readiness of the whole service: the database, the broker, a worker that runs
+    tasks and beat's deadline sweeper.  Each part is ``ok`` or ``error``; any error
+    answers 503 naming the failing parts."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
     throttle_classes: list = []
+    checks: dict | None = None  # every part
 
     @extend_schema(
         operation_id="health",
-        summary="Health of the server and its backing services",
+        summary="Health of the server, its backing services and its background parts",
         tags=["health"],
         auth=[],
         responses={
-            200: OpenApiResponse(HealthSerializer, description="Everything answers."),
-            **problem_responses(
-                (503, "`unavailable`, with `database` and `broker` set to `ok` or `error`.")
+            200: OpenApiResponse(HealthSerializer, description="Every part works."),
+            (503, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+                HealthProblemSerializer,
+                description="`unavailable`: `detail` names the failing parts; `database`, `broker`, "
+                "`worker` and `sweeper` are each `ok` or `error`.",
             ),
         },
     )
     def get(self, request):
-        report = health_report()
+        report = health_report(self.checks)
         if any(value != OK for value in report.values()):
             failing = ", ".join(name for name, value in report.items() if value != OK)
             raise ApiError(503, "unavailable", f"Unhealthy: {failing}.", **report)
         return Response({"status": OK, **report})
+
+
+class LivenessView(HealthView):
+    """``GET /health`` (not in the schema): the web process and what it needs to answer
+    requests (database, broker), for a load balancer or a container health check that
+    must not fail because a worker is down."""
+
+    checks = WEB_CHECKS

@@ -118,7 +118,9 @@ class MoveBy(models.TextChoices):
 class Move(models.Model):
     """One recorded action: the append-only log a game replays from."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    #: no index of its own: ``unique_move_seq`` (game, seq) serves every lookup by game,
+    #: and each move inserted maintains one index less
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves", db_index=False)
     seq = models.PositiveIntegerField()
     round = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -149,3 +151,15 @@ class IdempotencyRecord(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["player", "key"], name="unique_idempotency_key")]
+
+
+class Heartbeat(models.Model):
+    """When a background part last proved it works: ``worker`` (a pool process ran the
+    heartbeat task that the worker sends itself) and ``sweeper`` (beat's deadline sweep
+    ran to its end in a worker).  Read by the health check."""
+
+    name = models.CharField(max_length=32, primary_key=True)
+    at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"

@@ -28,13 +28,15 @@ def _level(seat: Seat) -> str:
     return seat.bot_level or settings.UNO_AUTOPILOT_LEVEL
 
 
-def _bot_act(game: Game) -> bool:
-    """Let one bot or autopilot seat of the locked ``game`` act; True if one did.
+def _decide(game: Game) -> tuple[int | None, dict | None]:
+    """What the robot seats of ``game`` (as read, not locked) want to do: the first
+    (seat, action) in acting order, or (actor, None) when the robot whose turn it is
+    has nothing (its policy failed), or (None, None) when no robot acts.
 
     The other robot seats get their out-of-turn chance (call or catch UNO, jump in)
-    before the seat whose turn it is moves and closes it.  A robot whose turn it is
-    always acts: if its policy fails or picks a refused action, the server's
-    ``timeout`` action is applied for it, so a bot bug cannot stall a game.
+    before the seat whose turn it is moves and closes it.  Runs with no lock and no
+    transaction: the ``hard`` search takes its whole budget, and on SQLite a
+    transaction would hold the database's only write lock all that time.
     """
     state = engine.State.from_dict(game.state)
     actor = state.actor()
@@ -46,24 +48,44 @@ def _bot_act(game: Game) -> bool:
         except Exception:
             log.exception("game %s: the %s bot of seat %s failed", game.pk, _level(robots[seat]), seat)
             action = None
-        if action is not None:
-            try:
-                apply_and_record(game, state, seat, action, MoveBy.BOT)
-                return True
-            except ApiError as exc:  # the engine refused it and changed nothing
-                log.error("game %s: seat %s's bot chose a refused action %r: %s", game.pk, seat, action, exc.detail)
-        if seat == actor:
-            apply_and_record(game, state, seat, TIMEOUT, MoveBy.TIMER)
+        if action is not None or seat == actor:
+            return seat, action
+    return None, None
+
+
+def _apply(game: Game, seat: int, action: dict | None) -> bool:
+    """Apply a robot's decision to the locked ``game`` (at the version it was made for).
+    The robot whose turn it is always acts: if its policy failed or picked a refused
+    action, the server's ``timeout`` action is applied for it, so a bot bug cannot
+    stall a game."""
+    state = engine.State.from_dict(game.state)
+    if action is not None:
+        try:
+            apply_and_record(game, state, seat, action, MoveBy.BOT)
             return True
+        except ApiError as exc:  # the engine refused it and changed nothing
+            log.error("game %s: seat %s's bot chose a refused action %r: %s", game.pk, seat, action, exc.detail)
+    if seat == state.actor():
+        apply_and_record(game, state, seat, TIMEOUT, MoveBy.TIMER)
+        return True
     return False
 
 
 def bot_step(game_id: int, version: int) -> bool:
+    """Let one bot or autopilot seat of ``game_id`` act if the game is still at
+    ``version``; True if one did.  The decision is made from a plain read; the game
+    row is locked only to check the version and record the move."""
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.version != version or game.status != GameStatus.ACTIVE:
+        return False
+    seat, action = _decide(game)
+    if seat is None:
+        return False
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         if game is None or game.version != version or game.status != GameStatus.ACTIVE:
-            return False
-        return _bot_act(game)
+            return False  # moved on meanwhile: that move scheduled its own bot step
+        return _apply(game, seat, action)
 
 
 def expire_deadline(game_id: int, version: int | None = None, *, skip_locked: bool = False) -> bool:
@@ -81,16 +103,18 @@ def expire_deadline(game_id: int, version: int | None = None, *, skip_locked: bo
         if game.deadline > timezone.now() or (version is not None and game.version != version):
             return False
         seat = game.seats.get(seat=game.current_seat)
-        if seat.is_bot or seat.autopilot:
-            return _bot_act(game)
-        seat.timeouts += 1
-        if seat.timeouts >= settings.UNO_MAX_TIMEOUTS:
-            seat.autopilot = True  # until its player acts again
-        seat.save(update_fields=["timeouts", "autopilot"])
-        state = engine.State.from_dict(game.state)
-        apply_and_record(game, state, seat.seat, TIMEOUT, MoveBy.TIMER)
-        log.info("game %s: seat %s timed out (%s in a row)", game.pk, seat.seat, seat.timeouts)
-        return True
+        robot_version = game.version if seat.is_bot or seat.autopilot else None
+        if robot_version is None:
+            seat.timeouts += 1
+            if seat.timeouts >= settings.UNO_MAX_TIMEOUTS:
+                seat.autopilot = True  # until its player acts again
+            seat.save(update_fields=["timeouts", "autopilot"])
+            state = engine.State.from_dict(game.state)
+            apply_and_record(game, state, seat.seat, TIMEOUT, MoveBy.TIMER)
+            log.info("game %s: seat %s timed out (%s in a row)", game.pk, seat.seat, seat.timeouts)
+            return True
+    # A robot's overdue turn: its bot task was lost.  It decides outside the lock.
+    return bot_step(game_id, robot_version)
 
 
 def seconds_to_deadline(game_id: int, version: int) -> float | None:

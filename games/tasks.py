@@ -11,18 +11,31 @@ import logging
 from celery import shared_task
 from django.conf import settings
 
-from games import robots
+from config.resilience import TRANSIENT_ERRORS
+from games import heartbeats, robots
 
 log = logging.getLogger(__name__)
 
+#: A task that meets a transient failure (a locked or unreachable database, a broker
+#: hiccup) is retried with exponential backoff and jitter (about 0.5, 1, 2, 4 ... s, at
+#: most 30 s apart).  Each retry re-checks the game, so a retry never acts twice, and
+#: if every retry fails the deadline in the database still gets the game moving.
+RETRIED = {
+    "autoretry_for": TRANSIENT_ERRORS,
+    "retry_backoff": 1,
+    "retry_backoff_max": 30,
+    "retry_jitter": True,
+    "max_retries": 12,
+}
 
-@shared_task(ignore_result=True)
+
+@shared_task(ignore_result=True, **RETRIED)
 def bot_step(game_id: int, version: int) -> bool:
     """Let the bots of ``game_id`` act if the game is still at ``version``."""
     return robots.bot_step(game_id, version)
 
 
-@shared_task(ignore_result=True)
+@shared_task(ignore_result=True, **RETRIED)
 def expire_deadline(game_id: int, version: int) -> bool:
     """Fast path of a short deadline: act for the late seat if nothing moved since."""
     if robots.expire_deadline(game_id, version):
@@ -35,13 +48,23 @@ def expire_deadline(game_id: int, version: int) -> bool:
     return False
 
 
-@shared_task(ignore_result=True)
+@shared_task(ignore_result=True, **RETRIED)
 def sweep_deadlines() -> int:
-    """Beat: enforce every overdue deadline found in the database."""
-    return robots.sweep_deadlines()
+    """Beat: enforce every overdue deadline found in the database, then record that
+    the sweep ran (the health check reads it)."""
+    done = robots.sweep_deadlines()
+    heartbeats.beat(heartbeats.SWEEPER)
+    return done
 
 
 @shared_task(ignore_result=True)
+def worker_heartbeat() -> None:
+    """Sent by every worker to itself (games.heartbeats.WorkerHeartbeat): running it
+    proves that a pool process takes and runs tasks."""
+    heartbeats.beat(heartbeats.WORKER)
+
+
+@shared_task(ignore_result=True, **RETRIED)
 def prune_idempotency_records() -> int:
     """Beat (hourly): forget ``Idempotency-Key`` records older than their time to live."""
     from games import services

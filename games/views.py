@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.urls import reverse
 from django.utils.http import parse_etags
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -30,9 +31,30 @@ ACTION_ERRORS = (
 
 
 class GamePagination(PageNumberPagination):
+    """``page`` and ``page_size`` must be positive integers (``page_size`` at most
+    max_page_size), else 400 ``invalid`` with ``fields``; DRF would fall back to the
+    default size, or answer 404 for a page that is not a number.  A page past the end
+    stays 404 ``not_found``."""
+
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
+    last_page_strings = ()
+
+    def get_page_size(self, request) -> int:
+        return _int_param(request, self.page_size_query_param, self.page_size, 1, self.max_page_size)
+
+    def get_page_number(self, request, paginator) -> int:
+        name = self.page_query_param
+        raw = request.query_params.get(name, "1")
+        try:  # int() also refuses digit strings over sys.get_int_max_str_digits()
+            number = int(raw) if raw.isascii() and raw.isdigit() else 0
+        except ValueError:
+            number = 0
+        if number < 1:
+            raise ApiError(400, "invalid", f"{name} must be a positive integer",
+                           fields={name: ["a positive integer"]})
+        return number
 
 
 def _bool_param(request, name: str) -> bool:
@@ -41,7 +63,7 @@ def _bool_param(request, name: str) -> bool:
         return False
     if raw.lower() in ("true", "1", "yes"):
         return True
-    if raw.lower() in ("false", "0", "no", ""):
+    if raw.lower() in ("false", "0", "no"):
         return False
     raise ApiError(400, "invalid", f"{name} must be true or false", fields={name: ["must be true or false"]})
 
@@ -69,10 +91,20 @@ class GamesView(APIView):
             OpenApiParameter("status", str, enum=["waiting", "active", "finished"]),
             OpenApiParameter("mine", bool, description="Only games I am seated in."),
             OpenApiParameter("my_turn", bool, description="Only games waiting for my decision, most urgent deadline first."),
-            OpenApiParameter("page", int),
-            OpenApiParameter("page_size", int),
+            OpenApiParameter("page", {"type": "integer", "minimum": 1}, default=1,
+                             description="Page number; past the last page: 404 `not_found`."),
+            OpenApiParameter("page_size", {"type": "integer", "minimum": 1, "maximum": GamePagination.max_page_size},
+                             default=GamePagination.page_size,
+                             description=f"Games per page, 1 to {GamePagination.max_page_size}."),
         ],
-        responses={200: GamePageSerializer, **problem_responses(400, 401, (404, "`not_found`: no such page"), 429)},
+        responses={
+            200: GamePageSerializer,
+            **problem_responses(
+                (400, "`invalid` with `fields`: `status`, `mine`, `my_turn`, or `page` / `page_size` "
+                 "not positive integers (`page_size` at most 100)."),
+                401, (404, "`not_found`: no such page"), 429,
+            ),
+        },
     )
     def get(self, request):
         status = request.query_params.get("status")
@@ -91,6 +123,10 @@ class GamesView(APIView):
         summary="Create a game (the creator takes seat 0)",
         tags=["games"],
         request=CreateGameSerializer,
+        parameters=[
+            OpenApiParameter("Location", str, OpenApiParameter.HEADER, response=[201],
+                             description="The new game's URL."),
+        ],
         responses={
             201: GameSerializer,
             **problem_responses((400, "`invalid` or `invalid_options` (with `fields`), `malformed_json`"), 401, 415, 429),
@@ -100,7 +136,8 @@ class GamesView(APIView):
         ser = CreateGameSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         game = services.create_game(creator=request.user, **ser.validated_data)
-        return Response(selectors.game_view(game, request.user), status=201)
+        location = request.build_absolute_uri(reverse("game-detail", kwargs={"game_id": game.pk}))
+        return Response(selectors.game_view(game, request.user), status=201, headers={"Location": location})
 
 
 class GameDetailView(APIView):
@@ -117,11 +154,10 @@ class GameDetailView(APIView):
     )
     def get(self, request, game_id: int):
         game = selectors.get_game(game_id)
-        seats = selectors.seats_of(game)
-        etag = selectors.etag_for(game, selectors.viewer_seat(seats, request.user))
+        etag = selectors.etag_for(game, selectors.viewer_seat(game.seat_list, request.user))
         if _none_match_fails(request.headers.get("If-None-Match"), etag):
             return Response(status=304, headers={"ETag": etag})
-        return Response(selectors.game_view(game, request.user, seats), headers={"ETag": etag})
+        return Response(selectors.game_view(game, request.user), headers={"ETag": etag})
 
 
 def _none_match_fails(header: str | None, etag: str) -> bool:
@@ -261,14 +297,16 @@ class MovesView(APIView):
         summary="Move history, oldest first; redacted to what the caller could see until the game is finished",
         tags=["games"],
         parameters=[
-            OpenApiParameter("after", int, description="Cursor: return moves with seq greater than this (default 0)."),
-            OpenApiParameter("limit", int, description=f"Page size, 1 to {MOVES_PAGE_MAX} (default 100)."),
+            OpenApiParameter("after", {"type": "integer", "minimum": 0, "maximum": 2**31 - 1},
+                             description="Cursor: return moves with seq greater than this (default 0)."),
+            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": MOVES_PAGE_MAX},
+                             description=f"Page size, 1 to {MOVES_PAGE_MAX} (default 100)."),
         ],
         responses={200: MovePageSerializer, **problem_responses(400, 401, 404, 429)},
     )
     def get(self, request, game_id: int):
         game = selectors.get_game(game_id)
-        seat = selectors.viewer_seat(selectors.seats_of(game), request.user)
+        seat = selectors.viewer_seat(game.seat_list, request.user)
         after = _int_param(request, "after", 0, 0, 2**31 - 1)
         limit = _int_param(request, "limit", 100, 1, MOVES_PAGE_MAX)
         moves = selectors.moves_for_viewer(game, seat, after, limit + 1)

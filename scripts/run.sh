@@ -1,47 +1,19 @@
 #!/usr/bin/env bash
-# Run the web server (gunicorn), a Celery worker and Celery beat in the
-# foreground. Ctrl-C or SIGTERM stops all three; so does any one exiting.
+# Run the local stack in the foreground under supervisord (scripts/supervisord.conf):
+# gunicorn, a Celery worker and Celery beat, each restarted when it dies.  One Ctrl-C
+# or SIGTERM stops all three within 10 s.  From another shell,
+# `.venv/bin/supervisorctl -s unix://$PWD/.run/supervisor.sock status` shows them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BIN=.venv/bin
-PORT="${PORT:-8000}"
-RUN_DIR="${RUN_DIR:-.run}"
+export APP_DIR="$PWD"
+export BIN="${BIN:-$APP_DIR/.venv/bin}"
+export PORT="${PORT:-8000}"
+export RUN_DIR="$(realpath -m "${RUN_DIR:-.run}")"
+export CELERY_LOG_LEVEL="${CELERY_LOG_LEVEL:-INFO}"
+export CELERY_CONCURRENCY="${CELERY_CONCURRENCY:-2}"
+export SUPERVISOR_LOG_LEVEL="${SUPERVISOR_LOG_LEVEL:-info}"
 mkdir -p "$RUN_DIR"
 
-pids=()
-stopping=0
-
-stop() {
-    [[ $stopping == 1 ]] && return
-    stopping=1
-    echo "run.sh: stopping (pids ${pids[*]})" >&2
-    kill -TERM "${pids[@]}" 2>/dev/null || true
-    wait "${pids[@]}" 2>/dev/null || true
-}
-trap 'stop; exit 130' INT
-trap 'stop; exit 143' TERM
-
-"$BIN/gunicorn" config.wsgi:application \
-    --bind "0.0.0.0:${PORT}" \
-    --workers "${WEB_CONCURRENCY:-2}" \
-    --threads "${GUNICORN_THREADS:-4}" \
-    --access-logfile - &
-pids+=($!)
-
-"$BIN/celery" -A config worker --loglevel "${CELERY_LOG_LEVEL:-INFO}" \
-    --concurrency "${CELERY_CONCURRENCY:-2}" &
-pids+=($!)
-
-"$BIN/celery" -A config beat --loglevel "${CELERY_LOG_LEVEL:-INFO}" \
-    --schedule "$RUN_DIR/celerybeat-schedule" &
-pids+=($!)
-
-echo "run.sh: serving on http://0.0.0.0:${PORT} (gunicorn ${pids[0]}, worker ${pids[1]}, beat ${pids[2]})" >&2
-
-# Whichever process exits first (or a signal) brings the others down.
-status=0
-wait -n "${pids[@]}" || status=$?
-echo "run.sh: a process exited with status $status" >&2
-stop
-exit "$status"
+echo "run.sh: serving on http://0.0.0.0:${PORT} (web, worker and beat under supervisord; Ctrl-C stops them)" >&2
+exec "$BIN/supervisord" -c scripts/supervisord.conf

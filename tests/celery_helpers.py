@@ -26,6 +26,7 @@ from django.db import connections
 from rest_framework.test import APIClient
 
 from config.celery import app
+from tests.server_support import Gunicorn, database_url
 
 ROOT = Path(__file__).resolve().parents[1]
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -130,34 +131,71 @@ def worker(settings, monkeypatch):
     assert not w.log.failures, f"tasks failed: {w.log.failures}"
 
 
-@contextmanager
-def celery_beat(tmp_path: Path, sweep_seconds: float):
-    """A real ``celery -A config beat`` subprocess that sends the sweeper every
-    ``sweep_seconds`` to the broker of the tests (its tasks run in our worker)."""
-    db = connections["default"].settings_dict
-    env = {
+def service_env(**settings: object) -> dict[str, str]:
+    """The environment of a subprocess of the server on the tests' database and broker
+    (Redis of REDIS_URL, or the filesystem broker under RUN_DIR), plus ``settings``."""
+    return {
         **os.environ,
-        "UNO_SWEEP_SECONDS": str(sweep_seconds),
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "DATABASE_URL": database_url(),
         "REDIS_URL": REDIS_URL,
+        "CELERY_SKIP_CHECKS": "1",
+        **{name: str(value) for name, value in settings.items()},
     }
-    log_path = tmp_path / "beat.log"
+
+
+@contextmanager
+def server_process(argv: list[str], log_path: Path, **settings: object):
+    """Run ``python -m <argv>`` in the repository with service_env(**settings), its
+    output in ``log_path``; stopped (SIGTERM, then SIGKILL after 10 s) at the end.
+    The process gets ``.log()`` (its output so far)."""
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO",
-             "-s", str(tmp_path / "celerybeat-schedule"), "--pidfile", str(tmp_path / "beat.pid")],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            [sys.executable, "-m", *argv], cwd=ROOT, env=service_env(**settings),
+            stdout=out, stderr=subprocess.STDOUT,
         )
+        proc.log = lambda: log_path.read_text(errors="replace")
         try:
             yield proc
         finally:
-            proc.terminate()
+            if proc.poll() is None:
+                proc.terminate()
             try:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-    proc.log = log_path.read_text(errors="replace")
+
+
+@contextmanager
+def celery_beat(tmp_path: Path, sweep_seconds: float, **settings: object):
+    """A real ``celery -A config beat`` subprocess that sends the sweeper every
+    ``sweep_seconds`` to the broker of the tests.  ``.log`` is its output (a str)
+    once it has stopped."""
+    argv = ["celery", "-A", "config", "beat", "--loglevel", "INFO",
+            "-s", str(tmp_path / "celerybeat-schedule"), "--pidfile", str(tmp_path / "beat.pid")]
+    with server_process(argv, tmp_path / "beat.log", UNO_SWEEP_SECONDS=sweep_seconds, **settings) as proc:
+        yield proc
+    proc.log = proc.log()
+
+
+@contextmanager
+def celery_worker(tmp_path: Path, name: str = "w1", concurrency: int = 2, **settings: object):
+    """A real ``celery -A config worker`` subprocess (the pool the settings choose:
+    prefork on Redis, threads on the filesystem broker) on the tests' database and
+    broker; ``.log()`` is its output so far."""
+    argv = ["celery", "-A", "config", "worker", "--loglevel", "INFO", "--concurrency", str(concurrency),
+            "--hostname", f"{name}-{os.getpid()}@%h", "--without-mingle", "--without-gossip"]
+    with server_process(argv, tmp_path / f"worker-{name}.log", **settings) as proc:
+        yield proc
+
+
+def child_pids(pid: int) -> list[int]:
+    """The direct child processes of ``pid`` (a prefork worker's pool processes)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+    except FileNotFoundError:
+        return []
 
 
 def queued_tasks(queue: str = "celery") -> list[tuple[str, tuple]]:
@@ -188,3 +226,15 @@ def client_for(token: str) -> APIClient:
     c = APIClient()
     c.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return c
+
+
+@contextmanager
+def gunicorn_server(tmp_path: Path, workers: int = 2, **settings: object):
+    """The real web server as `make run` starts it (tests/server_support.py), with
+    ``workers`` processes and more ``settings``; yields its base URL."""
+    server = Gunicorn(tmp_path / "gunicorn.log", workers=workers, **settings)
+    try:
+        server.wait_ready()
+        yield server.url
+    finally:
+        server.stop()

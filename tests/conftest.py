@@ -1,17 +1,63 @@
 import itertools
+import math
+import os
+import time
+from functools import lru_cache
 
 import pytest
+import redis
 from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
-from rest_framework.throttling import SimpleRateThrottle
 
+from players import throttling
 from players.models import Player
+
+# No issued token or webhook secret in any log record of the run.
+pytest_plugins = ["tests.secret_leaks"]
 
 # DRF reads throttle rates once, at import: tests change them on the class.
 GENEROUS_THROTTLE_RATES = {"anon": "100000/min", "user": "100000/min", "auth": "100000/min"}
 
 DEFAULT_PASSWORD = "correct-horse-battery"
+
+# The Redis of the run (a test may point settings.REDIS_URL elsewhere).
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
+
+@lru_cache(maxsize=1)
+def _redis() -> redis.Redis:
+    return redis.Redis.from_url(REDIS_URL)
+
+
+class _UncountedStore:
+    """A rate-limit counter store that counts nothing (see pytest_collection)."""
+
+    def increment(self, key: str, resets_at: int) -> tuple[int, int]:
+        return 0, resets_at
+
+    read = increment
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session):
+    """Test modules may call the API as they are imported (test_schema_fuzz loads
+    /api/schema/), when no database may be used: without Redis the rate limiter counts
+    in the database, so during collection it counts nothing."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(throttling, "counter_store", _UncountedStore)
+        return (yield)
+
+
+def reset_caches() -> None:
+    """Start a test afresh: forget Django's cache and every rate-limit count, if they are
+    in Redis.  (In the database, the test's rollback, or a transactional test's flush,
+    does it; and a test may not have database access yet.)"""
+    if REDIS_URL:
+        cache.clear()
+        keys = list(_redis().scan_iter(f"{throttling.REDIS_PREFIX}*", count=1000))
+        if keys:
+            _redis().delete(*keys)
 
 
 @pytest.fixture(autouse=True)
@@ -22,21 +68,30 @@ def _test_settings(settings, monkeypatch):
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
-    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", dict(GENEROUS_THROTTLE_RATES))
-    # Throttle counters live in the cache (Redis under `make test`): start afresh.
-    cache.clear()
+    monkeypatch.setattr(
+        throttling.FixedWindowThrottle, "THROTTLE_RATES", dict(GENEROUS_THROTTLE_RATES)
+    )
+    reset_caches()
     yield
-    cache.clear()
+    reset_caches()
 
 
 @pytest.fixture
 def throttle_rates(monkeypatch):
-    """Set throttle rates for one test: ``throttle_rates(anon="2/min")``."""
+    """Set throttle rates for one test: ``throttle_rates(anon="2/min")``.
 
-    def set_rates(**rates: str) -> None:
+    Windows are fixed on the clock (a 2/min window ends on the minute): this also waits,
+    if need be, until ``margin`` seconds are left in the current window of every rate
+    given, so that the test's requests are counted in one window."""
+
+    def set_rates(margin: float = 2.0, **rates: str) -> None:
         monkeypatch.setattr(
-            SimpleRateThrottle, "THROTTLE_RATES", {**GENEROUS_THROTTLE_RATES, **rates}
+            throttling.FixedWindowThrottle, "THROTTLE_RATES", {**GENEROUS_THROTTLE_RATES, **rates}
         )
+        parser = throttling.ScopedRateThrottle()  # its constructor needs no rate
+        windows = [parser.parse_rate(rate)[1] for rate in rates.values()]
+        while (left := min((w - time.time() % w for w in windows), default=math.inf)) < margin:
+            time.sleep(left + 0.01)
 
     return set_rates
 
@@ -72,3 +127,16 @@ def auth_client(make_player) -> APIClient:
     client.player = player
     client.token = token
     return client
+
+
+@pytest.fixture
+def fresh_heartbeats(db):
+    """Heartbeats of a worker and of beat's sweeper, as of now: ``GET /api/v1/health``
+    answers 200 for tests that run no worker or beat (tests/test_reliability.py runs
+    real ones)."""
+    from django.utils import timezone
+
+    from games.models import Heartbeat
+
+    for name in ("worker", "sweeper"):
+        Heartbeat.objects.update_or_create(name=name, defaults={"at": timezone.now()})

@@ -275,7 +275,7 @@ def test_list_my_turn_orders_by_deadline(clients):
 
 
 @pytest.mark.parametrize("query, field", [("?status=done", "status"), ("?mine=maybe", "mine"),
-                                          ("?my_turn=2", "my_turn")])
+                                          ("?mine=", "mine"), ("?my_turn=2", "my_turn")])
 def test_list_bad_filters(clients, query, field):
     (alice,) = clients(1)
     assert field in assert_problem(alice.get(f"{GAMES}{query}"), 400, "invalid")["fields"]

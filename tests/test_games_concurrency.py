@@ -1,5 +1,6 @@
-"""Concurrent requests against a live server on PostgreSQL: the game row lock and the
-Idempotency-Key table must let exactly one of many simultaneous moves through."""
+"""Concurrent requests against a live server: the game row lock (on SQLite, the write
+lock every transaction takes up front) and the Idempotency-Key table must let exactly
+one of many simultaneous moves through, on PostgreSQL and on the embedded default."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.db import connection
 
 from games import engine
 from games.models import Game, IdempotencyRecord, Move
+from tests.celery_helpers import gunicorn_server
 from tests.games_support import (
     by_seat,
     clients,  # noqa: F401 (fixture)
@@ -21,14 +23,7 @@ from tests.games_support import (
 
 THREADS = 16
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor != "postgresql",
-        reason="needs PostgreSQL (row locks, concurrent transactions): run with DATABASE_URL=postgres://... "
-        "(`make test` does)",
-    ),
-]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.concurrency]
 
 
 def _race(url: str, token: str, body: dict, headers: dict | None = None) -> list[requests.Response]:
@@ -46,6 +41,13 @@ def _race(url: str, token: str, body: dict, headers: dict | None = None) -> list
 
 
 @pytest.fixture
+def web(tmp_path):
+    """The web server as users run it: gunicorn, 2 processes x 4 threads."""
+    with gunicorn_server(tmp_path, workers=2) as url:
+        yield url
+
+
+@pytest.fixture
 def race_table(clients):
     """A started two-player game: (gid, the client whose turn it is, a legal action, version)."""
     players = clients(2)
@@ -57,10 +59,10 @@ def race_table(clients):
     return gid, client, action, game.version
 
 
-def test_same_expected_version_from_16_threads(live_server, race_table):
+def test_same_expected_version_from_16_threads(web, race_table):
     gid, client, action, version = race_table
     moves = Move.objects.filter(game_id=gid).count()
-    responses = _race(live_server.url + game_url(gid, "actions"), client.token, {**action, "expected_version": version})
+    responses = _race(web + game_url(gid, "actions"), client.token, {**action, "expected_version": version})
 
     statuses = sorted(r.status_code for r in responses)
     assert statuses == [200] + [409] * (THREADS - 1), [r.text for r in responses if r.status_code not in (200, 409)]
@@ -76,10 +78,10 @@ def test_same_expected_version_from_16_threads(live_server, race_table):
     assert Move.objects.get(game_id=gid, seq=version + 1).action == action
 
 
-def test_same_idempotency_key_from_16_threads(live_server, race_table):
+def test_same_idempotency_key_from_16_threads(web, race_table):
     gid, client, action, version = race_table
     moves = Move.objects.filter(game_id=gid).count()
-    url = live_server.url + game_url(gid, "actions")
+    url = web + game_url(gid, "actions")
     responses = _race(url, client.token, action, {"Idempotency-Key": "race-1"})
 
     ok = [r for r in responses if r.status_code == 200]
@@ -100,6 +102,7 @@ def test_same_idempotency_key_from_16_threads(live_server, race_table):
     assert Move.objects.filter(game_id=gid).count() == moves + 1
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite has no row locks: a retry waits instead")
 def test_a_key_whose_first_request_is_still_running_gets_409(live_server, race_table):
     """While the first request with a key runs, it holds its record's row lock: a retry
     gets 409 idempotency_in_progress and changes nothing; once the first request is gone

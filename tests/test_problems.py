@@ -190,7 +190,7 @@ def test_authenticated_requests_are_throttled_per_player(auth_client, make_playe
     assert other.get("/api/v1/players/me").status_code == 200
 
 
-def test_health_is_not_throttled(api, throttle_rates):
+def test_health_is_not_throttled(api, throttle_rates, fresh_heartbeats):
     throttle_rates(anon="1/min")
 
     for _ in range(3):

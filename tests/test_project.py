@@ -15,11 +15,47 @@ pytestmark = pytest.mark.django_db
 # --- health -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("url", ["/api/v1/health", "/health"])
-def test_health_ok(api, url):
-    body = assert_json(api.get(url), 200)
+def _heartbeats(age_seconds: float) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Heartbeat
+
+    for name in ("worker", "sweeper"):
+        Heartbeat.objects.update_or_create(
+            name=name, defaults={"at": timezone.now() - timedelta(seconds=age_seconds)}
+        )
+
+
+def test_health_ok(api):
+    _heartbeats(age_seconds=1)
+
+    body = assert_json(api.get("/api/v1/health"), 200)
+
+    assert body == {"status": "ok", "database": "ok", "broker": "ok", "worker": "ok", "sweeper": "ok"}
+
+
+def test_liveness_needs_only_the_database_and_the_broker(api):
+    # no heartbeat at all: /api/v1/health says 503, /health (load balancers) 200
+    assert_problem(api.get("/api/v1/health"), 503, "unavailable")
+
+    body = assert_json(api.get("/health"), 200)
 
     assert body == {"status": "ok", "database": "ok", "broker": "ok"}
+
+
+def test_health_names_stale_heartbeats(api, settings):
+    settings.UNO_SWEEP_SECONDS = 5
+    settings.UNO_WORKER_HEARTBEAT_SECONDS = 5
+    _heartbeats(age_seconds=19)  # 3 periods + 5 s = 20 s: still fresh
+    assert assert_json(api.get("/api/v1/health"), 200)["worker"] == "ok"
+
+    _heartbeats(age_seconds=21)
+    body = assert_problem(api.get("/api/v1/health"), 503, "unavailable")
+
+    assert (body["worker"], body["sweeper"], body["database"]) == ("error", "error", "ok")
+    assert "worker" in body["detail"] and "sweeper" in body["detail"]
 
 
 def test_health_ignores_credentials(api):

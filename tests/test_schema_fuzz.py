@@ -67,7 +67,7 @@ def connection_kept():
 
 
 @pytest.fixture
-def world(make_player):
+def world(make_player, fresh_heartbeats):
     """The fuzzing player's token, and games of every kind for the game ids."""
     me, other, third = (client_for(*make_player()) for _ in range(3))
     waiting = create_game(me, max_players=3)["id"]
