@@ -3,8 +3,9 @@
 ``after_move`` (called after a move commits) decides who is told what and
 enqueues one delivery task per notification; the task POSTs the JSON body signed
 with HMAC-SHA256 and retries with exponential backoff (network errors, 5xx, 408,
-425, 429; other 4xx answers and redirects are final).  Nothing here can delay or
-fail a move.
+425, 429; other 4xx answers, redirects and URLs that lead to a non-public address
+are final).  The POST goes through players/outbound.py (no request forgery against
+our own network).  Nothing here can delay or fail a move.
 """
 
 from __future__ import annotations
@@ -14,18 +15,16 @@ import hmac
 import json
 import logging
 import random
-import urllib.error
-import urllib.request
 import uuid
 
 from django.core.cache import cache
 from django.utils import timezone
 
 from games.models import Game, GameStatus, Move, Seat
+from players import outbound
 
 log = logging.getLogger(__name__)
 USER_AGENT = "uno-server-webhooks/1"
-TIMEOUT_SECONDS = 5
 #: retries of a failed delivery: base * 2**n seconds (capped), with jitter;
 #: settings UNO_WEBHOOK_RETRY_BACKOFF_SECONDS / UNO_WEBHOOK_MAX_RETRIES override
 RETRY_BACKOFF_SECONDS = 5.0
@@ -41,15 +40,12 @@ DELIVERY_NAMESPACE = uuid.UUID("0f6f2a7e-5a3c-4d8e-9a39-7f1b6c2d4e10")
 
 
 class PermanentFailure(Exception):
-    """The endpoint refused the notification for good (a 4xx answer, a redirect)."""
+    """The notification cannot be delivered for good (a 4xx answer, a redirect, a URL
+    that leads to a non-public address)."""
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None  # a redirect is answered as an error: never re-POST elsewhere
-
-
-_opener = urllib.request.build_opener(_NoRedirects)
+class TemporaryFailure(Exception):
+    """The endpoint answered with a status worth retrying (5xx, 408, 425, 429)."""
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -117,6 +113,12 @@ def _turn_changed_hands(game: Game, seat: int) -> bool:
     return (last["action"] or {}).get("type") not in OUT_OF_TURN
 
 
+def subscribed(seat: Seat) -> bool:
+    """Whether ``seat``'s player has a webhook (no query when the seat was loaded
+    with ``select_related("player__webhook")``)."""
+    return seat.player_id is not None and hasattr(seat.player, "webhook")
+
+
 def after_move(game: Game) -> None:
     """Queue the notifications that the move that brought ``game`` to its version
     calls for.  Running it twice for one version queues nothing more."""
@@ -159,23 +161,25 @@ def deliver(player_id: int, event: str, payload: dict, delivery_id: str) -> int 
         log.info("webhook %s: your_turn of game %s is stale, dropped", delivery_id, payload.get("game"))
         return None
     body = json.dumps(payload, separators=(",", ":")).encode()
-    req = urllib.request.Request(
-        hook.url,
-        data=body,
-        method="POST",
-        headers={
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            "X-Uno-Event": event,
-            "X-Uno-Delivery": delivery_id,
-            "X-Uno-Signature": sign(hook.secret, body),
-        },
-    )
-    try:
-        with _opener.open(req, timeout=TIMEOUT_SECONDS) as resp:  # noqa: S310 (http/https only)
-            return resp.status
-    except urllib.error.HTTPError as exc:
-        exc.close()
-        if exc.code >= 500 or exc.code in RETRY_STATUSES:
-            raise
-        raise PermanentFailure(f"HTTP {exc.code}") from None
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": USER_AGENT,
+        "X-Uno-Event": event,
+        "X-Uno-Delivery": delivery_id,
+        "X-Uno-Signature": sign(hook.secret, body),
+    }
+    try:  # the host is resolved and checked again: it may lead elsewhere by now
+        resp = outbound.post(hook.url, body, headers, allow_private=outbound.private_targets_allowed())
+    except outbound.Refused as exc:  # never the URL in the message: it may hold a secret
+        raise PermanentFailure(f"the URL {exc.reason}") from None
+    return _outcome(resp.status)
+
+
+def _outcome(status: int) -> int:
+    """The status of a delivered notification; TemporaryFailure or PermanentFailure
+    for an answer that is not a success (a redirect is never followed)."""
+    if 200 <= status < 300:
+        return status
+    if status >= 500 or status in RETRY_STATUSES:
+        raise TemporaryFailure(f"HTTP {status}")
+    raise PermanentFailure(f"HTTP {status}")

@@ -1,62 +1,51 @@
 """Webhook notifications end to end: registered through the API, delivered by a real
-Celery worker (see celery_helpers) to a real HTTP server on 127.0.0.1."""
+Celery worker (see celery_helpers) to a real HTTP server on 127.0.0.1, which only the
+development switch UNO_WEBHOOK_ALLOW_PRIVATE lets webhooks call (the ``hooks`` fixture
+turns it on)."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
+from .loopback_http import LoopbackServer
 
 pytestmark = [requires_redis, pytest.mark.django_db(transaction=True)]
 
 
-class HookServer:
-    """Records every POST; answers the statuses of ``script`` in order, then 204."""
+class HookServer(LoopbackServer):
+    """Records every POST with its JSON; answers the statuses of ``script`` in order, then 204."""
 
     def __init__(self):
-        self.requests: list[dict] = []
         self.script: list[int] = []
-        self.lock = threading.Lock()
-        outer = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                with outer.lock:
-                    status = outer.script.pop(0) if outer.script else 204
-                    outer.requests.append({"path": self.path, "headers": dict(self.headers), "body": body,
-                                           "json": json.loads(body), "status": status})
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+    def record(self, request: dict) -> None:
+        request["json"] = json.loads(request["body"])
+        request["status"] = self.script.pop(0) if self.script else 204
+        super().record(request)
 
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+    def respond(self, handler, request: dict) -> None:
+        handler.send_response(request["status"])
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
 
     def received(self, path=None, event=None) -> list[dict]:
         with self.lock:
             return [r for r in self.requests if (path is None or r["path"] == path)
                     and (event is None or r["json"]["event"] == event)]
 
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
 
 @pytest.fixture
-def hooks():
+def hooks(settings):
+    """The receiving server.  It listens on 127.0.0.1, a loopback address that webhooks
+    may only call with the development switch on (tests/test_outbound.py tests it off)."""
+    settings.UNO_WEBHOOK_ALLOW_PRIVATE = True
     server = HookServer()
     yield server
     server.close()

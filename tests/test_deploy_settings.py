@@ -1,0 +1,92 @@
+"""Production settings from the environment (README.md, "Deployment / security"):
+`manage.py check --deploy` has nothing to say with them and warns without them,
+and plain http still reaches the liveness probe behind an https redirect."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: README.md's production environment (behind a proxy that terminates TLS)
+PRODUCTION = {
+    "DEBUG": "0",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "ALLOWED_HOSTS": "uno.example.com",
+    "SECURE_PROXY_SSL": "1",
+    "SECURE_SSL_REDIRECT": "1",
+    "SECURE_HSTS_SECONDS": "31536000",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": "1",
+    "SECURE_HSTS_PRELOAD": "1",
+    "SESSION_COOKIE_SECURE": "1",
+    "CSRF_COOKIE_SECURE": "1",
+}
+#: what `make run` gets with no configuration
+DEVELOPMENT_WARNINGS = ["security.W004", "security.W008", "security.W009", "security.W012", "security.W016"]
+
+
+def run(argv: list[str], **env: str) -> subprocess.CompletedProcess:
+    """``python <argv>`` in the repository, with the tests' environment less every
+    variable named here, plus ``env``."""
+    ours = {*PRODUCTION, "UNO_WEBHOOK_ALLOW_PRIVATE", "LOG_LEVEL"}
+    base = {k: v for k, v in os.environ.items() if k not in ours}
+    return subprocess.run([sys.executable, *argv], cwd=ROOT, env={**base, "CELERY_SKIP_CHECKS": "1", **env},
+                          capture_output=True, text=True, timeout=120)
+
+
+def check_deploy(**env: str) -> subprocess.CompletedProcess:
+    return run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], **env)
+
+
+def test_check_deploy_has_nothing_to_say_with_the_production_environment():
+    done = check_deploy(**PRODUCTION)
+    assert done.returncode == 0 and "System check identified no issues" in done.stdout, done.stdout + done.stderr
+
+
+def test_check_deploy_warns_without_it():
+    done = check_deploy()
+    assert done.returncode != 0
+    for warning in DEVELOPMENT_WARNINGS:
+        assert warning in done.stderr, done.stderr
+
+
+def test_hsts_preload_and_subdomains_are_the_operators_choice():
+    done = check_deploy(**{**PRODUCTION, "SECURE_HSTS_INCLUDE_SUBDOMAINS": "0", "SECURE_HSTS_PRELOAD": "0"})
+    assert done.returncode != 0
+    assert "security.W005" in done.stderr and "security.W021" in done.stderr, done.stderr
+
+
+def test_the_private_webhook_switch_is_loud():
+    done = check_deploy(**PRODUCTION, UNO_WEBHOOK_ALLOW_PRIVATE="1")
+    assert done.returncode != 0 and "players.W001" in done.stderr, done.stderr
+    assert "WARNING" in done.stdout and "UNO_WEBHOOK_ALLOW_PRIVATE is on" in done.stdout  # the startup log line
+
+
+PROBE = """
+import json, django
+django.setup()
+from django.test import Client
+c = Client(HTTP_HOST="uno.example.com", raise_request_exception=False)
+plain_api, plain_health = c.get("/api/v1/health"), c.get("/health")
+tls_api = c.get("/api/v1/health", HTTP_X_FORWARDED_PROTO="https")
+print(json.dumps({
+    "plain_api": [plain_api.status_code, plain_api.get("Location")],
+    "plain_health": [plain_health.status_code, plain_health.get("Location")],
+    "tls_api": [tls_api.status_code, tls_api.get("Strict-Transport-Security")],
+}))
+"""
+
+
+def test_plain_http_is_redirected_but_the_liveness_probe_is_not():
+    done = run(["-c", PROBE], DJANGO_SETTINGS_MODULE="config.settings", HEALTH_BROKER_TIMEOUT="0.5", **PRODUCTION)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["plain_api"] == [301, "https://uno.example.com/api/v1/health"]
+    assert seen["plain_health"][0] in (200, 503) and seen["plain_health"][1] is None  # answered, not redirected
+    assert seen["tls_api"][0] != 301
+    assert seen["tls_api"][1] == "max-age=31536000; includeSubDomains; preload"
