@@ -65,7 +65,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",  # API tokens (hashed): players.models.ApiToken, see "API tokens" below
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "corsheaders",
@@ -166,6 +166,20 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# --- API tokens (players/tokens.py) ----------------------------------------------
+
+# django-rest-knox keeps only each key's SHA-512 digest and its first 15 characters (the
+# lookup prefix); our model adds a name, an id and last_used_at.  knox's own AuthToken
+# model is swapped out, so its migrations, which would create an unused table, are off.
+KNOX_TOKEN_MODEL = "players.ApiToken"
+MIGRATION_MODULES = {"knox": None}
+# Days a token issued without an explicit `expires_in_days` (register, auth/token, a
+# password change, POST auth/tokens without it) stays valid; 0: it never expires.
+UNO_TOKEN_TTL_DAYS = env_int("UNO_TOKEN_TTL_DAYS", 0)
+# Tokens a player may hold at once: issuing one more revokes the least recently used.
+UNO_TOKENS_PER_PLAYER = env_int("UNO_TOKENS_PER_PLAYER", 100)
+REST_KNOX = {"AUTH_HEADER_PREFIX": "Token", "TOKEN_TTL": None}
 
 # --- I18N / time ------------------------------------------------------------
 
@@ -293,6 +307,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
     },
+    "prune-expired-tokens": {
+        "task": "players.tasks.prune_expired_tokens",
+        "schedule": 3600.0,
+        "options": {"expires": 3600.0},
+    },
 }
 
 # Health check: how long the broker probe may take (seconds).
@@ -355,7 +374,7 @@ UNO_WEBHOOK_ALLOW_PRIVATE = env_bool("UNO_WEBHOOK_ALLOW_PRIVATE", False)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "players.authentication.ApiTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": [
         "rest_framework.permissions.IsAuthenticated",
@@ -394,6 +413,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # The health check's parts share one enum.
+    "ENUM_NAME_OVERRIDES": {"HealthPartEnum": ["ok", "error"]},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         # OpenAPI links from a created game to the operations on it.

@@ -8,7 +8,7 @@ from rest_framework import serializers
 from config.problems import ProblemSerializer
 from games import engine
 from games.services import BOT_LEVELS, MAX_TURN_SECONDS
-from players.serializers import StrictCharField
+from players.serializers import StrictCharField, StrictIntegerField
 
 ACTION_TYPES = sorted(engine.ACTION_FIELDS)
 
@@ -18,15 +18,6 @@ ACTION_TYPES = sorted(engine.ACTION_FIELDS)
 class RulesetField(StrictCharField):
     """A preset name: documented as the list of presets this server plays (an unknown
     one is refused by the engine with 400 ``invalid_options``, ``fields.ruleset``)."""
-
-
-class StrictIntegerField(serializers.IntegerField):
-    """Only JSON integers (DRF's IntegerField also takes "4" and 4.0)."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int):
-            self.fail("invalid")
-        return super().to_internal_value(data)
 
 
 class BotSpecSerializer(serializers.Serializer):

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm, UserCreationForm
 
-from players.models import Player, username_key
+from players.models import ApiToken, Player, username_key
 
 USERNAME_TAKEN = "A player with that username already exists (ignoring case and Unicode forms)."
 
@@ -40,3 +40,20 @@ class PlayerAdmin(UserAdmin):
     list_filter = ("is_bot", "is_staff", "is_superuser", "is_active")
     fieldsets = (*UserAdmin.fieldsets, ("Game", {"fields": ("is_bot",)}))
     add_fieldsets = (*UserAdmin.add_fieldsets, ("Game", {"fields": ("is_bot",)}))
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """API tokens can be looked at and revoked (deleted) here, never added or edited:
+    a key is shown once, to the player the API issues it to, and is not stored."""
+
+    list_display = ("name", "user", "token_key", "created", "expiry", "last_used_at")
+    search_fields = ("user__username", "name", "token_key")
+    list_select_related = ("user",)
+    fields = ("user", "name", "token_key", "created", "expiry", "last_used_at")
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

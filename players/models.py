@@ -1,7 +1,11 @@
 import unicodedata
+from datetime import timedelta
 
 from django.contrib.auth.models import AbstractUser, UserManager
-from django.db import models
+from django.db import models, transaction
+from django.utils import timezone
+from knox.models import AbstractAuthToken
+from knox.settings import CONSTANTS
 
 # Players whose names already collided under username_key when migration 0004 added it
 # keep their names: the later ones got the key "<key>#<id>" (see Player.save).
@@ -26,7 +30,7 @@ class PlayerManager(UserManager):
 
 
 class Player(AbstractUser):
-    """A person or a bot that plays games; authenticates with a DRF token."""
+    """A person or a bot that plays games; authenticates with API tokens (ApiToken)."""
 
     is_bot = models.BooleanField(default=False, help_text="Played by the server's AI.")
     # No length limit: NFKC may lengthen a name registered before it was normalized.
@@ -46,13 +50,67 @@ class Player(AbstractUser):
         return self.username
 
     def save(self, *args, **kwargs) -> None:
+        """Also: a new password (set_password, whoever calls it: the API, the admin,
+        `changepassword`) revokes every API token of the player, in the same transaction.
+        Django clears ``_password`` for a mere hash upgrade at log-in, which revokes nothing."""
         key = username_key(self.username)
         if self.username_key != f"{key}{LEGACY_KEY_SEPARATOR}{self.pk}":  # else: legacy, kept
             self.username_key = key
         update_fields = kwargs.get("update_fields")
         if update_fields is not None and "username" in update_fields:
             kwargs["update_fields"] = {*update_fields, "username_key"}
-        super().save(*args, **kwargs)
+        if self._password is None or self._state.adding:
+            super().save(*args, **kwargs)
+            return
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            self.auth_token_set.all().delete()
+
+
+class ApiToken(AbstractAuthToken):
+    """An API token, sent as ``Authorization: Token <key>`` (django-rest-knox's model, as
+    KNOX_TOKEN_MODEL; players/authentication.py checks it).  The database holds the key's
+    SHA-512 ``digest`` and its first 15 characters (``token_key``, knox's lookup prefix, also
+    shown to the owner to tell keys apart), never the key: a copy of the table lets no one in.
+
+    Our own ``id`` replaces knox's primary key (the digest), so the API names a token by a
+    number that says nothing of its key."""
+
+    #: last_used_at is written at most this often per token (not on every request)
+    LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+    id = models.BigAutoField(primary_key=True)
+    digest = models.CharField(max_length=CONSTANTS.DIGEST_LENGTH, unique=True)
+    # knox's is auto_now_add: a default lets the copy of the legacy tokens keep their dates.
+    created = models.DateTimeField(default=timezone.now, editable=False)
+    name = models.CharField(max_length=50, help_text='What the token is for, e.g. "phone" or "bot".')
+    last_used_at = models.DateTimeField(
+        null=True, blank=True, help_text="When it last authenticated a request (to the minute)."
+    )
+
+    #: the key, on the instance that issued it only (players.tokens.token_issue): never saved
+    key: str | None = None
+
+    class Meta:
+        verbose_name = "API token"
+        indexes = [models.Index(fields=["expiry"], name="players_apitoken_expiry")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.token_key}…) of {self.user_id}"
+
+    def expired(self, now=None) -> bool:
+        return self.expiry is not None and self.expiry <= (now or timezone.now())
+
+    def mark_used(self, now=None) -> None:
+        """Record that the token was just used, at most once per LAST_USED_RESOLUTION: a
+        fresh enough ``last_used_at`` writes nothing, and of concurrent requests that find
+        it stale, one conditional UPDATE matches the row."""
+        now = now or timezone.now()
+        if self.last_used_at is not None and now - self.last_used_at < self.LAST_USED_RESOLUTION:
+            return
+        stale = type(self).objects.filter(pk=self.pk).exclude(last_used_at__gt=now - self.LAST_USED_RESOLUTION)
+        stale.update(last_used_at=now)
+        self.last_used_at = now
 
 
 class Webhook(models.Model):

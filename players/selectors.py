@@ -3,7 +3,10 @@
 from importlib import import_module
 from typing import Any
 
-from players.models import Player
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from players.models import ApiToken, Player
 
 NO_STATS = {"games_played": 0, "games_won": 0}
 
@@ -30,3 +33,9 @@ def player_profile(player: Player) -> dict[str, Any]:
         "date_joined": player.date_joined,
         **player_stats(player),
     }
+
+
+def player_tokens(player: Player) -> QuerySet[ApiToken]:
+    """The player's tokens that still authenticate (not expired), newest first."""
+    live = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
+    return ApiToken.objects.filter(live, user=player).order_by("-created", "-id")

@@ -4,20 +4,28 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from rest_framework.authtoken.models import Token
 
 from config.problems import ApiError
-from players.models import Player
+from players.models import ApiToken, Player, username_key
+from players.tokens import LOGIN_TOKEN_NAME, REGISTER_TOKEN_NAME, token_issue
 
 USERNAME_TAKEN = "A player with that username already exists."
 
 
 @transaction.atomic
-def player_register(*, username: str, password: str) -> tuple[Player, Token]:
-    """Create a player and their API token; ValidationError per field otherwise."""
-    player = Player(username=username)
+def player_register(*, username: str, password: str) -> tuple[Player, ApiToken]:
+    """Create a player and their first API token (named "register"; its key in ``.key``);
+    ValidationError per field otherwise.
+
+    The name is stored NFKC-normalized, and must be free under username_key (the
+    database's unique constraint on it settles a race between two registrations)."""
+    player = Player(username=Player.normalize_username(username))
     errors: dict[str, list[str]] = {}
-    if Player.objects.filter(username__iexact=username).exists():
+    try:  # normalizing can lengthen a valid name, or make it invalid
+        Player._meta.get_field("username").clean(player.username, player)
+    except ValidationError as exc:
+        errors["username"] = exc.messages
+    if not errors and Player.objects.filter(username_key=username_key(player.username)).exists():
         errors["username"] = [USERNAME_TAKEN]
     try:
         validate_password(password, user=player)
@@ -32,12 +40,13 @@ def player_register(*, username: str, password: str) -> tuple[Player, Token]:
             player.save()
     except IntegrityError as exc:  # lost a race for the same username
         raise ValidationError({"username": [USERNAME_TAKEN]}) from exc
-    token = Token.objects.create(user=player)
-    return player, token
+    return player, token_issue(player=player, name=REGISTER_TOKEN_NAME)
 
 
-def token_obtain(*, username: str, password: str, request=None) -> Token:
-    """The API token of the player with these credentials (created on first use)."""
+def token_obtain(*, username: str, password: str, request=None) -> ApiToken:
+    """A new API token (named "login"; its key in ``.key``) for the player with these
+    credentials.  Keys are stored hashed, so an earlier one cannot be handed out again;
+    the earlier ones keep working until revoked."""
     player = authenticate(request, username=username, password=password)
     if player is None:
         raise ApiError(
@@ -45,16 +54,38 @@ def token_obtain(*, username: str, password: str, request=None) -> Token:
             "invalid_credentials",
             "Unable to log in with the provided username and password.",
         )
-    token, _ = Token.objects.get_or_create(user=player)
-    return token
+    return token_issue(player=player, name=LOGIN_TOKEN_NAME)
+
+
+@transaction.atomic
+def password_change(*, player: Player, old_password: str, new_password: str, token_name: str) -> ApiToken:
+    """Set a new password: every token of the player is revoked (Player.save), and a fresh
+    one named ``token_name`` (the caller's) is issued, so the caller carries on with it.
+    ValidationError on ``old_password`` or ``new_password`` otherwise."""
+    if not player.check_password(old_password):
+        raise ValidationError({"old_password": ["The password is not the player's."]})
+    try:
+        validate_password(new_password, user=player)
+    except ValidationError as exc:
+        raise ValidationError({"new_password": exc.messages}) from None
+    player.set_password(new_password)
+    player.save(update_fields=["password"])
+    return token_issue(player=player, name=token_name)
 
 
 def webhook_set(*, player: Player, url: str) -> "Webhook":
-    """Register (or replace) the player's webhook with a fresh secret."""
+    """Register (or replace) the player's webhook with a fresh secret.  The URL must
+    lead to public addresses only (players/outbound.py; checked again at each
+    delivery, as the name may resolve elsewhere by then): ValidationError otherwise."""
     import secrets
 
+    from players import outbound
     from players.models import Webhook
 
+    try:
+        outbound.check(url, allow_private=outbound.private_targets_allowed())
+    except (outbound.Refused, outbound.Unresolvable) as exc:
+        raise ValidationError({"url": [f"The URL {exc.reason}."]}) from None
     hook, _ = Webhook.objects.update_or_create(
         player=player, defaults={"url": url, "secret": secrets.token_hex(32)}
     )

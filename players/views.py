@@ -5,18 +5,29 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.problems import ApiError, problem_responses
-from players.selectors import player_profile
+from players.selectors import player_profile, player_tokens
 from players.serializers import (
+    ApiTokenSerializer,
     CredentialsInputSerializer,
+    NewApiTokenSerializer,
+    PasswordChangeInputSerializer,
     PlayerProfileSerializer,
     RegisterInputSerializer,
     RegisterOutputSerializer,
+    TokenInputSerializer,
     TokenOutputSerializer,
     WebhookInputSerializer,
     WebhookSerializer,
 )
-from players.services import player_register, token_obtain, webhook_delete, webhook_set
-from players.throttling import AnonRateThrottle, ScopedRateThrottle
+from players.services import (
+    password_change,
+    player_register,
+    token_obtain,
+    webhook_delete,
+    webhook_set,
+)
+from players.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
+from players.tokens import token_issue, token_revoke
 
 
 class AuthEndpoint(APIView):
@@ -51,21 +62,25 @@ class RegisterView(AuthEndpoint):
         serializer = RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         player, token = player_register(**serializer.validated_data)
-        data = RegisterOutputSerializer({"token": token.key, "player": player}).data
+        data = RegisterOutputSerializer({"token": token.key, "player": player}).data  # shown once
         return Response(data, status=status.HTTP_201_CREATED)
 
 
 class TokenView(AuthEndpoint):
-    """Returns the same token every time until it is revoked. Any Authorization header is ignored."""
+    """Issues a new token, named "login", on every call (keys are stored hashed, so an
+    earlier one cannot be handed out again); the earlier ones keep working until revoked
+    (`DELETE /api/v1/auth/tokens/{id}`), they expire, or the password changes. A player
+    holds at most UNO_TOKENS_PER_PLAYER tokens: past that, the least recently used one is
+    revoked. Any Authorization header is ignored."""
 
     @extend_schema(
         operation_id="auth_token",
-        summary="Exchange username and password for the player's API token",
+        summary="Exchange username and password for a new API token",
         tags=["auth"],
         auth=[],
         request=CredentialsInputSerializer,
         responses={
-            200: OpenApiResponse(TokenOutputSerializer, description="The player's token."),
+            200: OpenApiResponse(TokenOutputSerializer, description="A new token: its key, shown this once."),
             **problem_responses(
                 (400, "`invalid_credentials`, `invalid` (with `fields`) or `malformed_json`."),
                 415,
@@ -78,6 +93,101 @@ class TokenView(AuthEndpoint):
         serializer.is_valid(raise_exception=True)
         token = token_obtain(**serializer.validated_data, request=request)
         return Response(TokenOutputSerializer({"token": token.key}).data)
+
+
+class AuthenticatedAuthEndpoint(APIView):
+    """Token management: throttled per player, and by scope "auth" like log-in."""
+
+    throttle_classes = [UserRateThrottle, ScopedRateThrottle]
+    throttle_scope = "auth"
+
+
+class PasswordView(AuthenticatedAuthEndpoint):
+    """Changes the caller's password. Every token of the player is revoked at once, the one
+    used for this request included, and a fresh token, with the same name as that one, is
+    returned in its place. (A password set any other way, e.g. in the admin, revokes them too.)"""
+
+    @extend_schema(
+        operation_id="auth_password",
+        summary="Change the password (revokes every token; returns a fresh one)",
+        tags=["auth"],
+        request=PasswordChangeInputSerializer,
+        responses={
+            200: OpenApiResponse(TokenOutputSerializer,
+                                 description="The password is changed; the caller's new token, shown this once."),
+            **problem_responses(
+                (400, "`invalid`: `fields.old_password` (not the current password) or "
+                 "`fields.new_password` (too short, too common, ...); or `malformed_json`."),
+                401,
+                415,
+                429,
+            ),
+        },
+    )
+    def post(self, request):
+        serializer = PasswordChangeInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = password_change(player=request.user, token_name=request.auth.name, **serializer.validated_data)
+        return Response(TokenOutputSerializer({"token": token.key}).data)
+
+
+class ApiTokensView(AuthenticatedAuthEndpoint):
+    """The caller's API tokens: several at once, each with a name ("phone", "bot"), an
+    optional expiry and the time it was last used (to the minute). A key is shown only
+    when its token is created; the list never shows one."""
+
+    @extend_schema(
+        operation_id="auth_tokens_list",
+        summary="The caller's tokens (never their keys)",
+        tags=["auth"],
+        responses={
+            200: OpenApiResponse(ApiTokenSerializer(many=True),
+                                 description="The caller's tokens that have not expired, newest first."),
+            **problem_responses(401, 429),
+        },
+    )
+    def get(self, request):
+        return Response(ApiTokenSerializer(player_tokens(request.user), many=True).data)
+
+    @extend_schema(
+        operation_id="auth_tokens_create",
+        summary="Create a named token (its key is shown this once)",
+        tags=["auth"],
+        request=TokenInputSerializer,
+        responses={
+            201: OpenApiResponse(NewApiTokenSerializer,
+                                 description="The token, with its key in `token`: shown this once, never again. "
+                                 "Past UNO_TOKENS_PER_PLAYER tokens, the least recently used one was revoked."),
+            **problem_responses(
+                (400, "`invalid` (`fields.name`, `fields.expires_in_days`) or `malformed_json`."),
+                401,
+                415,
+                429,
+            ),
+        },
+    )
+    def post(self, request):
+        serializer = TokenInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token = token_issue(player=request.user, **serializer.validated_data)
+        return Response(NewApiTokenSerializer(token).data, status=status.HTTP_201_CREATED)
+
+
+class ApiTokenView(AuthenticatedAuthEndpoint):
+    """One of the caller's tokens, by the `id` the list gives."""
+
+    @extend_schema(
+        operation_id="auth_tokens_delete",
+        summary="Revoke a token: it answers 401 from now on",
+        tags=["auth"],
+        responses={
+            204: OpenApiResponse(description="Revoked (it may be the very token of this request)."),
+            **problem_responses(401, (404, "`not_found`: the caller has no token with that id."), 429),
+        },
+    )
+    def delete(self, request, token_id: int):
+        token_revoke(player=request.user, token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class MeView(APIView):

@@ -7,11 +7,11 @@ from functools import lru_cache
 import pytest
 import redis
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from players import throttling
 from players.models import Player
+from players.tokens import token_issue
 
 # No issued token or webhook secret in any log record of the run.
 pytest_plugins = ["tests.secret_leaks"]
@@ -28,25 +28,6 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 @lru_cache(maxsize=1)
 def _redis() -> redis.Redis:
     return redis.Redis.from_url(REDIS_URL)
-
-
-class _UncountedStore:
-    """A rate-limit counter store that counts nothing (see pytest_collection)."""
-
-    def increment(self, key: str, resets_at: int) -> tuple[int, int]:
-        return 0, resets_at
-
-    read = increment
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session):
-    """Test modules may call the API as they are imported (test_schema_fuzz loads
-    /api/schema/), when no database may be used: without Redis the rate limiter counts
-    in the database, so during collection it counts nothing."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(throttling, "counter_store", _UncountedStore)
-        return (yield)
 
 
 def reset_caches() -> None:
@@ -105,15 +86,15 @@ def api() -> APIClient:
 def make_player(db):
     """Factory: ``player, token = make_player(username=None, password=..., **fields)``.
 
-    ``token`` is the key string to send as ``Authorization: Token <token>``.
+    ``token`` is the key string to send as ``Authorization: Token <token>`` (of a token
+    named "test", issued as the API issues them).
     """
     numbers = itertools.count(1)
 
     def make(username: str | None = None, password: str = DEFAULT_PASSWORD, **fields):
         username = username or f"player{next(numbers)}"
         player = Player.objects.create_user(username=username, password=password, **fields)
-        token = Token.objects.create(user=player)
-        return player, token.key
+        return player, token_issue(player=player, name="test").key
 
     return make
 

@@ -4,9 +4,9 @@ import types
 from datetime import datetime
 
 import pytest
-from rest_framework.authtoken.models import Token
+from knox.crypto import hash_token
 
-from players.models import Player
+from players.models import ApiToken, Player
 from players.selectors import player_stats
 from tests.conftest import DEFAULT_PASSWORD
 from tests.helpers import assert_json, assert_problem
@@ -32,7 +32,7 @@ def test_register_creates_player_and_token(api):
     assert set(body) == {"token", "player"}
     player = Player.objects.get(username="alice")
     assert body["player"] == {"id": player.id, "username": "alice"}
-    assert body["token"] == Token.objects.get(user=player).key
+    assert ApiToken.objects.get(user=player).digest == hash_token(body["token"])
     assert player.check_password("s3cret-enough")
     assert player.is_bot is False
 
@@ -147,22 +147,29 @@ def test_register_ignores_a_bad_authorization_header(api):
 # --- token ------------------------------------------------------------------
 
 
-def test_token_for_good_credentials(api, make_player):
-    player, token = make_player(username="bob")
+def _me(api, token: str) -> str:
+    """The username that ``token`` authenticates as."""
+    return assert_json(api.get(ME, HTTP_AUTHORIZATION=f"Token {token}"), 200)["username"]
+
+
+def test_token_for_good_credentials_is_a_new_token(api, make_player):
+    player, earlier = make_player(username="bob")
 
     body = assert_json(
         api.post(TOKEN, {"username": "bob", "password": DEFAULT_PASSWORD}, format="json"), 200
     )
 
-    assert body == {"token": token}
+    assert set(body) == {"token"} and body["token"] != earlier
+    assert _me(api, body["token"]) == _me(api, earlier) == "bob"  # both work
+    assert ApiToken.objects.get(digest=hash_token(body["token"])).name == "login"
 
 
 def test_token_username_is_case_insensitive(api, make_player):
-    _, token = make_player(username="Bob")
+    make_player(username="Bob")
 
     response = api.post(TOKEN, {"username": "bOB", "password": DEFAULT_PASSWORD}, format="json")
 
-    assert assert_json(response, 200) == {"token": token}
+    assert _me(api, assert_json(response, 200)["token"]) == "Bob"
 
 
 def test_token_created_on_first_login(api):
@@ -172,7 +179,7 @@ def test_token_created_on_first_login(api):
         api.post(TOKEN, {"username": "carol", "password": DEFAULT_PASSWORD}, format="json"), 200
     )
 
-    assert body["token"] == Token.objects.get(user=player).key
+    assert ApiToken.objects.get(user=player).digest == hash_token(body["token"])
 
 
 @pytest.mark.parametrize(
@@ -348,11 +355,11 @@ def test_a_name_that_normalizes_to_an_invalid_one_is_invalid(api, username):
 
 @pytest.mark.parametrize("typed", ["zoë", "ZOË", "ＺＯË", "Zoe\u0308"])
 def test_token_username_matches_after_unicode_normalization(api, typed):
-    token = assert_json(register(api, username="Zoë"), 201)["token"]
+    assert_json(register(api, username="Zoë"), 201)
 
     body = assert_json(api.post(TOKEN, {"username": typed, "password": "s3cret-enough"}, format="json"), 200)
 
-    assert body["token"] == token
+    assert _me(api, body["token"]) == "Zoë"
 
 
 def test_a_renamed_player_gets_a_new_key(make_player):
