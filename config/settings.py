@@ -314,6 +314,16 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 
+# Deadlines have a queue of their own ("deadlines"), which every worker consumes beside
+# the default one ("celery": bot steps, webhooks, pruning): a backlog of bot steps never
+# holds up a timer, the sweeper (whose message expires after one period) or the heartbeat.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = {"celery": {}, "deadlines": {}}
+CELERY_TASK_ROUTES = {
+    name: {"queue": "deadlines"}
+    for name in ("games.tasks.expire_deadline", "games.tasks.sweep_deadlines", "games.tasks.worker_heartbeat")
+}
+
 # Health check: how long the broker probe may take (seconds).
 HEALTH_BROKER_TIMEOUT = float(env_str("HEALTH_BROKER_TIMEOUT", "2"))
 

@@ -185,9 +185,10 @@ def test_a_countdown_task_is_queued_for_a_humans_deadline_only(make_player, sett
     gid = new_game(hugo, bots=[{"level": "normal"}], turn_seconds=60, options={"rounds": 1})
     assert hugo.post(f"/api/v1/games/{gid}/start").status_code == 200
     if Game.objects.get(pk=gid).current_seat == 0:
-        assert queued_tasks() == [("bot_step", (gid, 1)), ("expire_deadline", (gid, 1))]
+        assert queued_tasks() == [("bot_step", (gid, 1))]
+        assert queued_tasks("deadlines") == [("expire_deadline", (gid, 1))]  # timers have their own queue
         pass_turn(hugo, gid)
     version = Game.objects.get(pk=gid).version
     # the bot's turn: its step, and no countdown for its (stall) deadline
     assert queued_tasks()[-1] == ("bot_step", (gid, version))
-    assert ("expire_deadline", (gid, version)) not in queued_tasks()
+    assert ("expire_deadline", (gid, version)) not in queued_tasks("deadlines")

@@ -180,9 +180,9 @@ def test_d_a_deadline_passing_while_no_worker_runs_is_enforced_by_the_next(worke
     worker.start()
     gid, _, _ = two_player_game(make_player, turn_seconds=2)
     # the worker has received the countdown task: it holds it, unacknowledged, until due
-    wait_for(lambda: broker.hlen("unacked") >= 1 and broker.llen("celery") == 0, timeout=2)
-    worker.stop()  # a warm shutdown hands it back to the queue
-    assert broker.llen("celery") >= 1
+    wait_for(lambda: broker.hlen("unacked") >= 1 and broker.llen("deadlines") == 0, timeout=2)
+    worker.stop()  # a warm shutdown hands it back to its queue (timers have their own)
+    assert broker.llen("deadlines") >= 1
     time.sleep(2.0)  # the deadline passes meanwhile
     assert version_of(gid) == 1
     worker.start()
