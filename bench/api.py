@@ -29,12 +29,18 @@ What it does, in one run:
    of a row, then a POST (token auth and throttling as the product, one
    ``select_for_update`` of the client's own row, a counter incremented, one row
    inserted, a small JSON answer): the cheapest write this stack can serve;
+   the two phases alternate ``--rounds`` times (slices of ``--duration / --rounds``
+   seconds), so that drift in the machine's load hits both alike; prints their
+   ratio, and the CPU time per move of the server (gunicorn), of the database
+   (the PostgreSQL backends of the bench database, when PostgreSQL runs on this
+   machine) and of the clients (this process), read in Linux's /proc;
 7. stops gunicorn and drops the database (also on Ctrl-C or SIGTERM).
 
 The clients run in this process (threads, ``http.client``) on the same machine
 as the server: what they cost is part of what is measured.  Registration uses a
 fast password hasher (setup only; the move path never hashes).  The first
-``--warmup`` seconds of each load phase are not counted.  Prints figures only.
+``--warmup`` seconds of each load phase are not counted (of a later slice: at most
+1 s, while the clients reconnect).  Prints figures only.
 """
 
 from __future__ import annotations
@@ -258,6 +264,55 @@ def clear_redis(url: str, prefix: str) -> int:
 
 
 # --------------------------------------------------------------------------------------
+# CPU: where the machine's time goes during a load phase
+# --------------------------------------------------------------------------------------
+CPU_PARTS = ("server", "database", "clients")
+
+
+def _proc_stat(pid: int) -> tuple[int, float] | None:
+    """(process group, CPU seconds user + system) of a process of this machine, None
+    if it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[2]), (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuMeter:
+    """CPU seconds used by the server (gunicorn's process group), by the PostgreSQL
+    backends connected to the bench database (only when PostgreSQL runs on this
+    machine) and by this process (the clients), from Linux's /proc."""
+
+    def __init__(self, pg_url: str, db_name: str, server_pgid: int):
+        self.available = Path("/proc/self/stat").exists()
+        self.db_name, self.server_pgid = db_name, server_pgid
+        self.conn = admin_conn(pg_url) if self.available else None
+
+    def snapshot(self) -> dict[str, dict[int, float]]:
+        if not self.available:
+            return {}
+        procs = {pid: stat for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if (stat := _proc_stat(pid))}
+        backends = self.conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", (self.db_name,))
+        return {
+            "server": {pid: cpu for pid, (group, cpu) in procs.items() if group == self.server_pgid},
+            "database": {pid: procs[pid][1] for (pid,) in backends.fetchall() if pid in procs},
+            "clients": {0: time.process_time()},
+        }
+
+    @staticmethod
+    def used(before: dict, after: dict) -> dict[str, float]:
+        """CPU seconds per part between two snapshots (a process that started in
+        between counts from zero; one that ended is missed)."""
+        return {part: sum(cpu - before[part].get(pid, 0.0) for pid, cpu in after[part].items())
+                for part in after}
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+# --------------------------------------------------------------------------------------
 # Playing
 # --------------------------------------------------------------------------------------
 def pick(legal: list[dict], rng: random.Random) -> dict:
@@ -333,7 +388,7 @@ def play_move(client: Client, game: Game, rng: random.Random, stats: dict | None
 
 
 def new_stats() -> dict:
-    return {"get": [], "post": [], "errors": Counter()}
+    return {"get": [], "post": [], "errors": Counter(), "cpu": Counter(), "seconds": 0.0}
 
 
 def merge_stats(parts: list[dict]) -> dict:
@@ -342,11 +397,14 @@ def merge_stats(parts: list[dict]) -> dict:
         out["get"] += p["get"]
         out["post"] += p["post"]
         out["errors"].update(p["errors"])
+        out["cpu"].update(p["cpu"])
+        out["seconds"] += p["seconds"]
     return out
 
 
-def run_phase(port: int, n_clients: int, duration: float, warmup: float, body) -> tuple[dict, float]:
-    """Run ``body(client_index, http_client, stats, t_from, t_end)`` in n threads."""
+def run_phase(port: int, n_clients: int, duration: float, warmup: float, body, meter: CpuMeter) -> dict:
+    """Run ``body(client_index, http_client, stats, t_from, t_end)`` in n threads; the
+    stats of the window from ``t_from`` to ``t_end``, with the CPU used in it."""
     results: list[dict] = [new_stats() for _ in range(n_clients)]
     t_start = time.perf_counter()
     t_from, t_end = t_start + warmup, t_start + warmup + duration
@@ -364,16 +422,23 @@ def run_phase(port: int, n_clients: int, duration: float, warmup: float, body) -
     threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(n_clients)]
     for t in threads:
         t.start()
+    time.sleep(max(0.0, t_from - time.perf_counter()))
+    cpu_from = meter.snapshot()
+    time.sleep(max(0.0, t_end - time.perf_counter()))
+    cpu_to = meter.snapshot()
     for t in threads:
         while t.is_alive():
             t.join(0.5)
     if failures:
         print(f"   {len(failures)} client(s) failed, first: {failures[0]!r}")
-    return merge_stats(results), duration
+    out = merge_stats(results)
+    out["cpu"].update(meter.used(cpu_from, cpu_to) if cpu_to else {})
+    out["seconds"] = duration
+    return out
 
 
-def report_row(label: str, stats: dict, seconds: float) -> None:
-    post, get = stats["post"], stats["get"]
+def report_row(label: str, stats: dict) -> None:
+    post, get, seconds = stats["post"], stats["get"], stats["seconds"]
     errors = sum(stats["errors"].values())
     print(f"{label:<10}{len(post):>8}{len(post) / seconds:>10.1f}"
           f"{ms(percentile(post, 50)):>9}{ms(percentile(post, 99)):>9}"
@@ -389,6 +454,8 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=64, help="two-player games shared by the clients, default 64")
     ap.add_argument("--duration", type=float, default=30.0, help="seconds measured per load phase, default 30")
     ap.add_argument("--warmup", type=float, default=3.0, help="seconds not counted at the start of a phase")
+    ap.add_argument("--rounds", type=int, default=3, help="the load phases alternate this many times, "
+                    "each for --duration / --rounds seconds (default 3)")
     ap.add_argument("--workers", type=int, default=2, help="gunicorn workers (2-4), default 2")
     ap.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker (as scripts/run.sh), "
                     "default 4")
@@ -488,8 +555,9 @@ def main() -> None:
             print()
 
         # -- load phases ------------------------------------------------------------------
-        print(f"== Load: {args.clients} clients (threads, keep-alive), {args.duration:g} s measured after "
-              f"{args.warmup:g} s warm-up per phase; gunicorn {args.workers} workers x {args.threads} threads")
+        print(f"== Load: {args.clients} clients (threads, keep-alive), {args.duration:g} s measured per phase "
+              f"in {args.rounds} alternating slices (so that drift in the machine's load hits both alike), "
+              f"after {args.warmup:g} s warm-up; gunicorn {args.workers} workers x {args.threads} threads")
 
         def product(i: int, c: Client, stats: dict, t_from: float, t_end: float) -> None:
             crng = random.Random(args.seed * 1000 + i)
@@ -522,16 +590,40 @@ def main() -> None:
                 if t_post >= t_from:
                     stats["post"].append(dt_post)
 
-        rows = [("product", run_phase(server.port, args.clients, args.duration, args.warmup, product))]
-        if not args.skip_floor:
-            rows.append(("floor", run_phase(server.port, args.clients, args.duration, args.warmup, floor)))
+        phases = {"product": product} if args.skip_floor else {"product": product, "floor": floor}
+        slices: dict[str, list[dict]] = {label: [] for label in phases}
+        meter = CpuMeter(args.pg, args.db_name, server.proc.pid)
+        try:
+            for r in range(args.rounds):
+                for label, body in phases.items():
+                    # a full warm-up before a phase's first slice; then only the clients reconnect
+                    warmup = args.warmup if r == 0 else min(args.warmup, 1.0)
+                    slices[label].append(
+                        run_phase(server.port, args.clients, args.duration / args.rounds, warmup, body, meter))
+        finally:
+            meter.close()
+        rows = [(label, merge_stats(parts)) for label, parts in slices.items()]
         print()
         print(f"{'endpoint':<10}{'moves':>8}{'moves/s':>10}{'POST p50':>9}{'p99':>9}{'GET p50':>9}"
               f"{'p99':>9}{'errors':>8}")
         print(f"{'':<28}{'(ms)':>9}{'(ms)':>9}{'(ms)':>9}{'(ms)':>9}")
         print("-" * 72)
-        for label, (stats, seconds) in rows:
-            report_row(label, stats, seconds)
+        for label, stats in rows:
+            report_row(label, stats)
+        if len(rows) == 2:
+            moves = [len(stats["post"]) / stats["seconds"] for _, stats in rows]
+            post = [(percentile(stats["post"], 50), percentile(stats["post"], 99)) for _, stats in rows]
+            print(f"          product / floor: {moves[0] / moves[1]:.2f}x the moves/s; POST p99 / p50: "
+                  f"{post[0][1] / post[0][0]:.1f} (product), {post[1][1] / post[1][0]:.1f} (floor)")
+        if all(stats["cpu"] for _, stats in rows):
+            print()
+            print(f"{'CPU per move (ms)':<22}" + "".join(f"{part:>10}" for part in CPU_PARTS) + f"{'total':>10}")
+            for label, stats in rows:
+                n = max(1, len(stats["post"]))
+                cpu = [stats["cpu"][part] / n * 1000 for part in CPU_PARTS]
+                print(f"{label:<22}" + "".join(f"{c:>10.2f}" for c in cpu) + f"{sum(cpu):>10.2f}")
+            print("   server: gunicorn's processes; database: the PostgreSQL backends of the bench database "
+                  "(0 when PostgreSQL is not on this machine); clients: this script")
         print()
         print("   product: POST /api/v1/games/{id}/actions (with expected_version), each preceded by GET "
               "/api/v1/games/{id}")

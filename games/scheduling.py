@@ -16,6 +16,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from games import selectors
 from games.models import Game, GameStatus, Seat
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,7 @@ def deadline_for(game: Game, now):
     """When the decision now owed in ``game`` is overdue (None: no limit)."""
     if game.status != GameStatus.ACTIVE or game.current_seat is None:
         return None
-    seat = Seat.objects.filter(game=game, seat=game.current_seat).first()
+    seat = next((s for s in selectors.seats_of(game) if s.seat == game.current_seat), None)
     if _robot_seat(seat):
         # A bot acts by itself; this deadline only revives a bot whose task was lost.
         return now + timedelta(seconds=settings.UNO_BOT_THINK_SECONDS + settings.UNO_BOT_STALL_SECONDS)
@@ -47,6 +48,21 @@ def _enqueue(task, args: tuple, countdown: float) -> bool:
     except Exception:
         log.exception("could not enqueue %s%r: left to the deadline sweeper", task.name, args)
         return False
+
+
+def has_follow_ups(game: Game, seats: list[Seat]) -> bool:
+    """Whether :func:`after_move` may have work after the move that brought ``game``
+    to its version, judged without a query from ``game`` and its ``seats`` as read in
+    that move's transaction (by ``selectors.load_seats``, with ``webhook_id``).  False
+    when no seated player has a webhook and the game is over or has neither a robot
+    seat nor a deadline: the move then skips ``after_move`` and its queries (whatever
+    changes the game after the move commits schedules its own follow-ups).  Keep in
+    step with ``after_move`` and ``notifications.after_move``."""
+    if any(s.webhook_id is not None for s in seats):  # notifications.after_move's subscribers
+        return True
+    if game.status != GameStatus.ACTIVE:
+        return False
+    return game.deadline is not None or any(_robot_seat(s) for s in seats)
 
 
 def after_move(game_id: int, version: int) -> None:

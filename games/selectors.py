@@ -7,25 +7,144 @@ and only a finished game reveals everything.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Any
 
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 
 from games import engine
 from games.models import Game, GameStatus, Move, Round, Seat
+from players.models import Player, Webhook
+
+
+# The two reads below run on every request that shows or moves a game.  They are SQL
+# whose rows become model instances as the ORM makes them (each field's conversion
+# from the database, then ``Model.from_db``): building these statements and matching
+# their columns through the ORM costs several times the CPU of running them (README,
+# "where a move's time goes").
+_SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot")
+
+
+def _table(model: type[models.Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+@functools.lru_cache(maxsize=256)
+def _conversions(model: type[models.Model], columns: tuple[str, ...], conn: BaseDatabaseWrapper) -> list:
+    """Per column of ``model`` (named by attname): the conversions the ORM applies to
+    a value read through ``conn`` (the backend's, then the field's), with the column."""
+    fields = {f.attname: f for f in model._meta.concrete_fields}
+    out = []
+    for name in columns:
+        col = fields[name].get_col(model._meta.db_table)
+        out.append((conn.ops.get_db_converters(col) + col.get_db_converters(conn), col))
+    return out
+
+
+def _instance(model: type[models.Model], columns: tuple[str, ...], values: Sequence[Any]) -> Any:
+    """A ``model`` from the ``values`` of ``columns`` (its fields' attnames; the fields
+    not given load on access), as a queryset makes it."""
+    conn = connections[DEFAULT_DB_ALIAS]  # this thread's (``connection`` is a proxy)
+    converted = []
+    for value, (converters, col) in zip(values, _conversions(model, columns, conn)):
+        for convert in converters:
+            value = convert(value, col, conn)
+        converted.append(value)
+    return model.from_db(DEFAULT_DB_ALIAS, columns, converted)
+
+
+def _game_columns() -> str:
+    return ", ".join(f"g.{connection.ops.quote_name(f.column)}" for f in Game._meta.concrete_fields)
+
+
+def _seat_columns() -> str:
+    # (scalar subqueries by primary and unique keys: PostgreSQL plans them in a third
+    # of the time it takes to plan the same joins)
+    return (
+        f"{', '.join(f's.{c}' for c in _SEAT_COLUMNS)},"
+        f" (SELECT p.username FROM {_table(Player)} p WHERE p.id = s.player_id),"
+        f" (SELECT w.id FROM {_table(Webhook)} w WHERE w.player_id = s.player_id)"
+    )
+
+
+def _game_rows(game_id: int, sql: str) -> list[tuple]:
+    """The rows of ``sql`` (a query for one game, ``%s`` its id): 404 ``not_found``
+    when there are none."""
+    from config.problems import ApiError
+
+    low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
+    rows: list[tuple] = []
+    if low <= game_id <= high:  # out of range: no such row (as the ORM answers, without asking)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [game_id])
+            rows = cursor.fetchall()
+    if not rows:
+        raise ApiError(404, "not_found", f"no game {game_id}")
+    return rows
+
+
+def _game(values: Sequence[Any]) -> Game:
+    return _instance(Game, tuple(f.attname for f in Game._meta.concrete_fields), values)
+
+
+def _seat(values: Sequence[Any]) -> Seat:
+    """A seat from the columns of :func:`_seat_columns`, with its player (id and
+    username; the rest of a player's row loads on access) and ``webhook_id`` (the
+    player's webhook, None without one)."""
+    seat = _instance(Seat, _SEAT_COLUMNS, values)
+    username, seat.webhook_id = values[len(_SEAT_COLUMNS):]
+    if seat.player_id is not None:
+        seat.player = Player.from_db(DEFAULT_DB_ALIAS, ("id", "username"), (seat.player_id, username))
+    return seat
+
+
+def read_game(game_id: int, *, lock: bool = False) -> Game:
+    """The game's row (404 ``not_found`` if none).  ``lock``: ``FOR UPDATE``, inside
+    a transaction (SQLite has no row locks: its writers take turns anyway)."""
+    sql = f"SELECT {_game_columns()} FROM {_table(Game)} g WHERE g.id = %s"
+    if lock and connection.features.has_select_for_update:
+        sql += " FOR UPDATE"
+    return _game(_game_rows(game_id, sql)[0])
+
+
+def load_seats(game: Game) -> Game:
+    """``game`` with ``seat_list``: its seats in order (see :func:`_seat`), in one query."""
+    with connection.cursor() as cursor:
+        sql = f"SELECT {_seat_columns()} FROM {_table(Seat)} s WHERE s.game_id = %s ORDER BY s.seat"
+        cursor.execute(sql, [game.pk])
+        game.seat_list = [_seat(row) for row in cursor.fetchall()]
+    return game
 
 
 def get_game(game_id: int) -> Game:
-    from config.problems import ApiError
-
-    try:
-        return Game.objects.select_related("creator").get(pk=game_id)
-    except Game.DoesNotExist:
-        raise ApiError(404, "not_found", f"no game {game_id}") from None
+    """The game with ``seat_list`` (as :func:`load_seats` reads it), in one query:
+    the game's row joined to its seats' (one round trip, one snapshot)."""
+    rows = _game_rows(
+        game_id,
+        f"SELECT {_game_columns()}, {_seat_columns()} FROM {_table(Game)} g"
+        f" LEFT JOIN {_table(Seat)} s ON s.game_id = g.id WHERE g.id = %s ORDER BY s.seat",
+    )
+    game, width = _game(rows[0]), len(Game._meta.concrete_fields)
+    game.seat_list = [_seat(row[width:]) for row in rows if row[width] is not None]
+    return game
 
 
 def seats_of(game: Game) -> list[Seat]:
-    return list(game.seats.select_related("player").order_by("seat"))
+    """The seats in order, with their players: the ``seat_list`` loaded with the game
+    (:func:`load_seats`, :func:`list_games`), else one query."""
+    seats = getattr(game, "seat_list", None)
+    return list(game.seats.select_related("player").order_by("seat")) if seats is None else seats
+
+
+def creator_name(game: Game, seats: list[Seat]) -> str:
+    """The creator's username, read from their seat (a creator keeps one: leaving a
+    waiting game passes the role on, leaving a running one keeps the seat), else
+    from their row."""
+    seat = next((s for s in seats if s.player_id is not None and s.player_id == game.creator_id), None)
+    return game.creator.username if seat is None else seat.player.username
 
 
 def viewer_seat(seats: list[Seat], player) -> int | None:
@@ -66,7 +185,7 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
         "round": game.round,
         "max_players": game.max_players,
         "turn_seconds": game.turn_seconds,
-        "creator": game.creator.username,
+        "creator": creator_name(game, seats),
         "created_at": game.created_at,
         "started_at": game.started_at,
         "finished_at": game.finished_at,

@@ -19,7 +19,7 @@ from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
 from config.problems import ApiError
-from games import engine, scheduling
+from games import engine, scheduling, selectors
 from games.engine import EngineError, InvalidOptions
 from games.models import Game, GameStatus, IdempotencyRecord, Move, MoveBy, Round, Score, Seat
 
@@ -46,14 +46,18 @@ def engine_problem(exc: EngineError) -> ApiError:
 
 
 def _lock(game_id: int) -> Game:
-    try:
-        return Game.objects.select_for_update().get(pk=game_id)
-    except Game.DoesNotExist:
-        raise ApiError(404, "not_found", f"no game {game_id}") from None
+    return selectors.read_game(game_id, lock=True)
+
+
+def _lock_for_action(game_id: int) -> Game:
+    """The game locked, then its seats read (after the lock, so that no move or seat
+    change can come in between): an action then validates, records, renders its
+    answer and decides its follow-ups without another query."""
+    return selectors.load_seats(_lock(game_id))
 
 
 def _seat_of(game: Game, player) -> Seat:
-    seat = game.seats.filter(player=player).first()
+    seat = next((s for s in selectors.seats_of(game) if s.player_id == player.pk), None)
     if seat is None:
         raise ApiError(403, "not_seated", "you are not seated in this game")
     return seat
@@ -187,7 +191,7 @@ def act(
 ) -> tuple[Game, int, list[dict]]:
     """A seated player's action; returns (game, seat, events)."""
     with transaction.atomic():
-        game = _lock(game_id)
+        game = _lock_for_action(game_id)
         seat_row = _seat_of(game, player)
         if game.status != GameStatus.ACTIVE:
             code = "game_not_started" if game.status == GameStatus.WAITING else "game_finished"
@@ -199,6 +203,7 @@ def act(
         if seat_row.timeouts or seat_row.autopilot:
             # acting again takes a seat off autopilot
             Seat.objects.filter(pk=seat_row.pk).update(timeouts=0, autopilot=False)
+            seat_row.timeouts, seat_row.autopilot = 0, False  # the loaded seat the answer shows
     return game, seat_row.seat, events
 
 
@@ -211,6 +216,14 @@ def apply_and_record(game: Game, state: engine.State, seat: int, action: Mapping
         raise engine_problem(exc) from None
     _record(game, state, round_before, seat, dict(action), events, by, player, acting_seat=seat)
     return events
+
+
+#: the columns of the game row that a recorded move changes (start_game sets the
+#: first two before its move); the others are left out of the UPDATE
+_RECORDED_FIELDS = (
+    "status", "started_at", "version", "state", "round", "current_seat", "winner_seat", "finished_at", "deadline",
+    "updated_at",
+)
 
 
 def _record(
@@ -259,11 +272,14 @@ def _record(
     elif game.current_seat != previous_actor or acting_seat == game.current_seat or acting_seat is None:
         # a new decision is owed: its clock starts now (out-of-turn actions leave it alone)
         game.deadline = scheduling.deadline_for(game, now)
-    game.save()
+    game.save(update_fields=_RECORDED_FIELDS)
     _after_commit(game)
 
 
 def _after_commit(game: Game) -> None:
+    seats = getattr(game, "seat_list", None)  # loaded by _lock_for_action
+    if seats is not None and not scheduling.has_follow_ups(game, seats):
+        return  # spares the request after_move's queries, which would find nothing to do
     game_id, version = game.pk, game.version
     transaction.on_commit(lambda: scheduling.after_move(game_id, version))
 
@@ -346,27 +362,29 @@ def perform_action(
     render: Callable[[Game, int, list[dict]], Any],
 ) -> tuple[int, Any]:
     """An action through the API: idempotent when a key is given.  Returns (status, body)."""
-    record = None
-    if idempotency_key is not None:
-        record = _idempotency_record(player=player, key=idempotency_key, request_hash=request_hash)
-        if record.response_status is not None:
-            return record.response_status, record.response_body
+    if idempotency_key is None:
+        # The move is act's own transaction.  Its answer is rendered from what act
+        # loaded and saved (no query), and DRF encodes it exactly as json_safe would.
+        game, seat, events = act(game_id=game_id, player=player, action=action, expected_version=expected_version)
+        return 200, render(game, seat, events)
+    record = _idempotency_record(player=player, key=idempotency_key, request_hash=request_hash)
+    if record.response_status is not None:
+        return record.response_status, record.response_body
     try:
         with transaction.atomic():
-            if record is not None:
-                record = _lock_idempotency_record(record.pk)
-                if record.response_status is not None:  # the first request finished meanwhile
-                    return record.response_status, record.response_body
+            # the record's row lock, the move and its stored answer commit together
+            record = _lock_idempotency_record(record.pk)
+            if record.response_status is not None:  # the first request finished meanwhile
+                return record.response_status, record.response_body
             game, seat, events = act(
                 game_id=game_id, player=player, action=action, expected_version=expected_version
             )
             body = json_safe(render(game, seat, events))
-            if record is not None:
-                record.response_status, record.response_body = 200, body
-                record.save(update_fields=["response_status", "response_body"])
+            record.response_status, record.response_body = 200, body
+            record.save(update_fields=["response_status", "response_body"])
         return 200, body
     except ApiError as exc:
-        if record is not None and exc.code != "idempotency_in_progress":
+        if exc.code != "idempotency_in_progress":
             # the refusal is the first response too (it changed nothing)
             from config.problems import problem_body
 

@@ -9,18 +9,17 @@ from django.db import migrations, models
 GAME_FILLFACTOR = 50
 
 
-def set_fillfactor(apps, schema_editor, value: int | None = GAME_FILLFACTOR) -> None:
-    if schema_editor.connection.vendor != "postgresql":
-        return  # a PostgreSQL storage parameter
-    table = schema_editor.quote_name(apps.get_model("games", "Game")._meta.db_table)
-    if value is None:
-        schema_editor.execute(f"ALTER TABLE {table} RESET (fillfactor)")
-    else:
-        schema_editor.execute(f"ALTER TABLE {table} SET (fillfactor = {int(value)})")
+def _alter_game_table(schema_editor, storage: str) -> None:
+    if schema_editor.connection.vendor == "postgresql":  # a PostgreSQL storage parameter
+        schema_editor.execute(f"ALTER TABLE {schema_editor.quote_name('games_game')} {storage}")
+
+
+def set_fillfactor(apps, schema_editor) -> None:
+    _alter_game_table(schema_editor, f"SET (fillfactor = {GAME_FILLFACTOR})")
 
 
 def reset_fillfactor(apps, schema_editor) -> None:
-    set_fillfactor(apps, schema_editor, None)
+    _alter_game_table(schema_editor, "RESET (fillfactor)")
 
 
 class Migration(migrations.Migration):
