@@ -39,3 +39,8 @@ errorlog = "-"
 # No runtime control socket (gunicornc): one path per user would be shared by every
 # gunicorn on the machine (two web processes, tests), and nothing here uses it.
 control_socket_disable = True
+
+# A master killed with -9 leaves its workers holding the port until they notice (they
+# exit when their parent is gone); SO_REUSEPORT lets the restarted master bind at once
+# instead of failing with "Connection in use" and waiting for another restart.
+reuse_port = True

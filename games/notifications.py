@@ -17,6 +17,7 @@ import logging
 import random
 import uuid
 
+from celery import current_app
 from django.core.cache import cache
 from django.utils import timezone
 
@@ -80,8 +81,6 @@ def _first_time(key: str) -> bool:
 
 
 def _notify(player_id: int, event: str, game: Game, **extra) -> None:
-    from games import tasks
-
     key = delivery_id(game, event, player_id)
     if not _first_time(key):
         return  # queued already (after_move ran twice for this version)
@@ -95,7 +94,8 @@ def _notify(player_id: int, event: str, game: Game, **extra) -> None:
         **extra,
     }
     try:
-        tasks.deliver_webhook.delay(player_id, event, payload, key)
+        # by name: games.tasks imports this module
+        current_app.send_task("games.tasks.deliver_webhook", (player_id, event, payload, key))
     except Exception:
         log.exception("could not queue webhook %s (%s) for player %s", key, event, player_id)
 

@@ -13,10 +13,12 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.utils import timezone
 
 from games import selectors
+from games import notifications
 from games.models import Game, GameStatus, Seat
 
 log = logging.getLogger(__name__)
@@ -39,14 +41,15 @@ def deadline_for(game: Game, now):
     return None
 
 
-def _enqueue(task, args: tuple, countdown: float) -> bool:
-    """Send ``task``; a broker failure is logged, never raised (the move is committed
-    already, and its deadline in the database is enforced by the sweeper)."""
+def _enqueue(task: str, args: tuple, countdown: float) -> bool:
+    """Send the task named ``task`` (by name: games.tasks imports what schedules it);
+    a broker failure is logged, never raised (the move is committed already, and its
+    deadline in the database is enforced by the sweeper)."""
     try:
-        task.apply_async(args, countdown=countdown)
+        current_app.send_task(task, args, countdown=countdown)
         return True
     except Exception:
-        log.exception("could not enqueue %s%r: left to the deadline sweeper", task.name, args)
+        log.exception("could not enqueue %s%r: left to the deadline sweeper", task, args)
         return False
 
 
@@ -71,8 +74,6 @@ def after_move(game_id: int, version: int) -> None:
     Never raises: the move it follows is committed, and the request or task that
     made it must not fail because the broker (or a notification) did.
     """
-    from games import notifications, tasks
-
     try:
         game = Game.objects.filter(pk=game_id).first()
         if game is None or game.version != version:
@@ -85,11 +86,11 @@ def after_move(game_id: int, version: int) -> None:
             return
         seats = {s.seat: s for s in game.seats.all()}  # one query for both checks below
         if any(_robot_seat(s) for s in seats.values()):
-            _enqueue(tasks.bot_step, (game_id, version), settings.UNO_BOT_THINK_SECONDS)
+            _enqueue("games.tasks.bot_step", (game_id, version), settings.UNO_BOT_THINK_SECONDS)
         if game.deadline is not None and game.turn_seconds and not _robot_seat(seats.get(game.current_seat)):
             # (a robot's deadline only revives a lost bot task: the sweeper's job)
             delay = (game.deadline - timezone.now()).total_seconds()
             if delay <= settings.UNO_TIMER_FAST_PATH_SECONDS:
-                _enqueue(tasks.expire_deadline, (game_id, version), max(0.0, delay))
+                _enqueue("games.tasks.expire_deadline", (game_id, version), max(0.0, delay))
     except Exception:
         log.exception("game %s: scheduling after version %s failed", game_id, version)
