@@ -1,0 +1,806 @@
+"""Soak test of the whole stack: steady load for minutes, optionally with chaos.
+
+    .venv/bin/python bench/soak.py                        # 10 minutes, 200 bot games, 50 clients
+    .venv/bin/python bench/soak.py --minutes 1 --games 20 --clients 5
+    .venv/bin/python bench/soak.py --chaos                # kill things while it runs
+
+The stack (bench/_stack.py) runs on a PRIVATE PostgreSQL cluster and a PRIVATE
+redis-server that this script starts and removes (ports ``--pg-port`` /
+``--redis-port``), never on the machine's shared ones: two gunicorn web
+processes (each on its own port), two Celery workers (``--concurrency 2``) and
+one beat, kept up by a supervisor (supervisord from .venv if installed, else a
+restart loop: the output says which), with ``UNO_BOT_THINK_SECONDS`` 0.3,
+``UNO_SWEEP_SECONDS`` 2 and the throttles raised, all running a copy of the
+working tree taken at the start (``--live-tree``: the tree itself).
+
+Load, for ``--minutes``:
+
+* ``--games`` bot games at all times: a host player creates a game with three
+  bots (``random``/``easy``/``normal``; every tenth game one ``hard``) and
+  ``{"rounds": 1}``, starts it and leaves it (``POST /games/{id}/leave``: the
+  autopilot plays the seat), so four robots play it; a finished game is replaced
+  by a new one;
+* ``--clients`` scripted human clients (threads), spread over both web ports,
+  each playing its own games against 1-3 bots with ``turn_seconds``
+  (``--turn-seconds``), one after the other: poll the game (``If-None-Match``),
+  post a random action of ``legal_actions`` with ``expected_version`` and an
+  ``Idempotency-Key``.  Every tenth client of each kind: 20% are *idle* (they
+  let ~30% of their turns time out, so the timer acts and, after
+  ``UNO_MAX_TIMEOUTS``, the autopilot), 20% are *retriers* (half their POSTs
+  without ``expected_version``, so only the key protects them; a quarter of
+  them dropped: the connection is closed before the answer is read, then
+  retried with the same key on the other web port; a quarter sent twice and
+  the two answers compared), the rest plain players.  Every client retries a
+  POST with the same key after a connection error, a 5xx, a 429 or
+  ``idempotency_in_progress``, switching web port after a connection error or a 5xx.
+
+``--chaos``: at 1/7 ... 6/7 of the run, once each: kill -9 a pool child of worker
+w1, kill -9 worker w2's main process, kill -9 beat, kill -9 the gunicorn master
+of web1, FLUSHALL the private Redis, ``pg_ctl restart -m fast`` the private
+PostgreSQL.
+
+Printed: requests (by status), 5xx (503 with Retry-After during a PostgreSQL
+restart counted apart), connection errors, stalled games (sampled from the
+database every 0.5 s: an active game whose ``deadline`` is more than 5 s in the
+past), timer lateness (a timer move's ``created_at`` minus the deadline it
+enforced, as sampled at the version before it), moves/s, the RSS of every process
+at the start and the end of the load, ``manage.py verify_game`` on every finished
+game, and a check that every action a client got a 200 for is in the move log
+exactly once.  Then one PASS/FAIL line per target.  Exit status 0 (figures only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import random
+import secrets
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from _stack import (
+    T0,
+    add_stack_arguments,
+    DbSampler,
+    Stack,
+    StackConfig,
+    children,
+    cpu_snapshot,
+    cpu_used,
+    db_now,
+    fmt_s,
+    kill9,
+    load_average,
+    log,
+    percentile,
+    print_cpu,
+    print_memory,
+    print_task_log,
+    run_on_stack,
+    task_log,
+    timer_lateness,
+    verify_games,
+)
+
+API = "/api/v1"
+BOT_LEVELS = ("random", "easy", "normal")
+RETRY_FOR = 60.0  # seconds a client keeps retrying one POST with the same key
+
+
+# --------------------------------------------------------------------------------------
+# HTTP: one keep-alive connection per web port per client; every request counted
+# --------------------------------------------------------------------------------------
+class ConnError(Exception):
+    pass
+
+
+@dataclass
+class Resp:
+    status: int
+    data: object
+    headers: dict[str, str]
+
+    @property
+    def code(self) -> str | None:
+        return self.data.get("code") if isinstance(self.data, dict) else None
+
+
+class Stats:
+    """Every request's outcome, shared by all client threads."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.statuses: Counter[int] = Counter()
+        self.codes: Counter[str] = Counter()
+        self.conn_errors = 0
+        self.dropped = 0  # connections closed on purpose before the answer
+        self.server_errors: list[tuple[float, int, str, str, str | None, str | None]] = []
+
+    def record(self, method: str, path: str, resp: Resp | None) -> None:
+        with self.lock:
+            if resp is None:
+                self.conn_errors += 1
+                return
+            self.statuses[resp.status] += 1
+            if resp.status >= 400 and resp.code:
+                self.codes[f"{resp.status} {resp.code}"] += 1
+            if resp.status >= 500:
+                self.server_errors.append((time.time(), resp.status, method, path,
+                                           resp.headers.get("retry-after"), resp.code))
+
+    @property
+    def requests(self) -> int:
+        return sum(self.statuses.values()) + self.conn_errors
+
+
+class Http:
+    def __init__(self, ports: list[int], stats: Stats, first: int = 0):
+        self.ports = ports
+        self.stats = stats
+        self.current = first % len(ports)
+        self.conns: dict[int, http.client.HTTPConnection] = {}
+
+    def switch(self) -> None:
+        self.current = (self.current + 1) % len(self.ports)
+
+    def _conn(self) -> http.client.HTTPConnection:
+        port = self.ports[self.current]
+        if port not in self.conns:
+            self.conns[port] = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        return self.conns[port]
+
+    def _close(self) -> None:
+        conn = self.conns.pop(self.ports[self.current], None)
+        if conn is not None:
+            conn.close()
+
+    @staticmethod
+    def _headers(token: str | None, extra: dict | None, body) -> tuple[dict, bytes | None]:
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Token {token}"
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        headers.update(extra or {})
+        return headers, payload
+
+    def request(self, method: str, path: str, token: str | None = None, body=None, headers: dict | None = None,
+                label: str | None = None) -> Resp:
+        """One request on the current port; ConnError (after counting it) when the
+        connection fails.  A keep-alive connection the server closed while idle is
+        reopened once before that counts as an error."""
+        hdrs, payload = self._headers(token, headers, body)
+        for attempt in range(2):
+            fresh = self.ports[self.current] not in self.conns
+            try:
+                conn = self._conn()
+                conn.request(method, API + path, body=payload, headers=hdrs)
+                r = conn.getresponse()
+                raw = r.read()
+                break
+            except (OSError, http.client.HTTPException):
+                self._close()
+                if attempt or fresh:
+                    self.stats.record(method, label or path, None)
+                    raise ConnError from None
+        try:
+            data = json.loads(raw) if raw else None
+        except ValueError:
+            data = raw[:200]
+        resp = Resp(r.status, data, {k.lower(): v for k, v in r.getheaders()})
+        if r.getheader("Connection", "").lower() == "close":
+            self._close()
+        self.stats.record(method, label or path, resp)
+        return resp
+
+    def drop(self, method: str, path: str, token: str, body, headers: dict) -> None:
+        """Send a request and close the connection without reading the answer."""
+        hdrs, payload = self._headers(token, headers, body)
+        conn = http.client.HTTPConnection("127.0.0.1", self.ports[self.current], timeout=10)
+        try:
+            conn.request(method, API + path, body=payload, headers=hdrs)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+        with self.stats.lock:
+            self.stats.dropped += 1
+
+    def close(self) -> None:
+        for conn in self.conns.values():
+            conn.close()
+        self.conns.clear()
+
+
+def retry_delay(resp: Resp) -> float:
+    try:
+        return min(5.0, max(0.1, float(resp.headers.get("retry-after", "0.5"))))
+    except ValueError:
+        return 0.5
+
+
+def must(http_: Http, method: str, path: str, token: str | None, body=None, tries: int = 30,
+         label: str | None = None) -> Resp:
+    """A setup request retried after connection errors, 5xx and 429 until another
+    answer; RuntimeError after ``tries`` attempts."""
+    last: object = None
+    for _ in range(tries):
+        try:
+            r = http_.request(method, path, token, body, label=label)
+        except ConnError:
+            last = "connection error"
+            http_.switch()
+            time.sleep(0.5)
+            continue
+        if r.status >= 500 or r.status == 429:
+            last = (r.status, r.data)
+            time.sleep(retry_delay(r))
+            continue
+        return r
+    raise RuntimeError(f"{method} {path}: no answer after {tries} tries, last {last}")
+
+
+# --------------------------------------------------------------------------------------
+# The load
+# --------------------------------------------------------------------------------------
+@dataclass
+class Ack:
+    """A 200 a client got for an action: the move it says was recorded."""
+
+    player_id: int
+    key: str
+    game_id: int
+    seq: int
+    action: dict
+
+
+class Run:
+    """Shared state of one soak run."""
+
+    def __init__(self, args, stack: Stack):
+        self.args = args
+        self.stack = stack
+        self.stats = Stats()
+        self.stop = threading.Event()  # no new games or moves
+        self.hard_stop = threading.Event()  # give up retries too
+        self.lock = threading.Lock()
+        self.acks: list[Ack] = []
+        self.unresolved: list[tuple[int, str, int]] = []  # (player, key, game) never answered for good
+        self.replays = Counter()  # "same" / "different" answers to a repeated key
+        self.counts = Counter()
+        self.human_games: set[int] = set()
+        self.bot_games: set[int] = set()
+        self.client_players: dict[int, str] = {}  # player id -> profile
+        self.chaos_log: list[tuple[float, str]] = []
+
+    def add(self, what: str, n: int = 1) -> None:
+        with self.lock:
+            self.counts[what] += n
+
+
+def register(http_: Http, name: str) -> tuple[str, int]:
+    r = must(http_, "POST", "/auth/register", None, {"username": name, "password": f"pw-{secrets.token_hex(8)}"},
+             label="/auth/register")
+    if r.status != 201:
+        raise RuntimeError(f"register {name}: {r.status} {r.data}")
+    return r.data["token"], r.data["player"]["id"]
+
+
+class HumanClient(threading.Thread):
+    """Plays its own games against bots, one after the other, until the run stops."""
+
+    def __init__(self, run: Run, index: int, token: str, player_id: int, profile: str):
+        super().__init__(name=f"client{index}", daemon=True)
+        self.run_ = run
+        self.token = token
+        self.player_id = player_id
+        self.profile = profile
+        self.rng = random.Random(run.args.seed * 1000 + index)
+        self.http = Http(run.stack.web_ports, run.stats, first=index)
+
+    def run(self) -> None:
+        try:
+            while not self.run_.stop.is_set():
+                gid = self.new_game()
+                if gid is None:
+                    time.sleep(1)
+                    continue
+                self.play(gid)
+        except Exception as exc:  # a client bug must be visible, not a silent thread death
+            log(f"{self.name} failed: {exc!r}")
+            self.run_.add("client crashes")
+        finally:
+            self.http.close()
+
+    def new_game(self) -> int | None:
+        args = self.run_.args
+        bots = [{"level": self.rng.choice(BOT_LEVELS)} for _ in range(self.rng.randint(1, 3))]
+        body = {"ruleset": "standard", "max_players": 1 + len(bots), "bots": bots, "turn_seconds": args.turn_seconds,
+                "options": {"rounds": 1}}
+        try:
+            r = must(self.http, "POST", "/games", self.token, body, label="/games")
+            if r.status != 201:
+                raise RuntimeError(f"POST /games: {r.status} {r.data}")
+            gid = r.data["id"]
+            must(self.http, "POST", f"/games/{gid}/start", self.token, label="/games/{id}/start")
+        except RuntimeError as exc:
+            log(f"{self.name}: could not start a game: {exc}")
+            return None
+        with self.run_.lock:
+            self.run_.human_games.add(gid)
+        self.run_.add("human games started")
+        return gid
+
+    def play(self, gid: int) -> None:
+        args, run = self.run_.args, self.run_
+        etag = None
+        view: dict | None = None
+        while not run.stop.is_set():
+            try:
+                r = self.http.request("GET", f"/games/{gid}", self.token,
+                                      headers={"If-None-Match": etag} if etag else None, label="/games/{id}")
+            except ConnError:
+                self.http.switch()
+                time.sleep(0.3)
+                continue
+            if r.status == 304 and view is not None:
+                time.sleep(args.poll)
+                continue
+            if r.status != 200:
+                time.sleep(args.poll)
+                continue
+            view, etag = r.data, r.headers.get("etag")
+            if view["status"] == "finished":
+                run.add("human games finished")
+                return
+            legal = view["legal_actions"]
+            mine = view["current_seat"] == view["seat"]
+            if not legal or (not mine and self.rng.random() < 0.7):
+                time.sleep(args.poll)
+                continue
+            if self.profile == "idle" and mine and self.rng.random() < 0.3:
+                run.add("turns left to the timer")
+                time.sleep(args.turn_seconds + 1.0)
+                continue
+            self.act(gid, view["version"], self.rng.choice(legal))
+            time.sleep(self.rng.uniform(0.05, 0.3))
+
+    def act(self, gid: int, version: int, action: dict) -> None:
+        run = self.run_
+        key = f"p{self.player_id}-g{gid}-v{version}-{secrets.token_hex(4)}"
+        body = dict(action)
+        mode = "plain"
+        if self.profile == "retrier":
+            if self.rng.random() < 0.5:
+                body["expected_version"] = version
+            r = self.rng.random()
+            mode = "drop" if r < 0.25 else "twice" if r < 0.5 else "plain"
+        else:
+            body["expected_version"] = version
+        first = self.post(gid, key, body, drop_first=mode == "drop")
+        if first is None:
+            with run.lock:
+                run.unresolved.append((self.player_id, key, gid))
+            return
+        if first.status == 200:
+            with run.lock:
+                run.acks.append(Ack(self.player_id, key, gid, first.data["game"]["version"], dict(action)))
+        if mode == "twice":
+            again = self.post(gid, key, body)
+            same = again is not None and again.status == first.status and (
+                first.status != 200 or again.data["game"]["version"] == first.data["game"]["version"])
+            with run.lock:
+                run.replays["same" if same else "different"] += 1
+
+    def post(self, gid: int, key: str, body: dict, drop_first: bool = False) -> Resp | None:
+        """POST the action until a definitive answer (None: none within RETRY_FOR s)."""
+        path = f"/games/{gid}/actions"
+        headers = {"Idempotency-Key": key}
+        give_up = time.time() + RETRY_FOR
+        while time.time() < give_up and not self.run_.hard_stop.is_set():
+            if drop_first:
+                drop_first = False
+                self.http.drop("POST", path, self.token, body, headers)
+                self.http.switch()
+                time.sleep(0.05)
+                continue
+            try:
+                r = self.http.request("POST", path, self.token, body, headers, label="/games/{id}/actions")
+            except ConnError:
+                self.http.switch()
+                time.sleep(0.2)
+                continue
+            if r.status >= 500 or r.status == 429 or r.code == "idempotency_in_progress":
+                if r.status >= 500:
+                    self.http.switch()  # as a load balancer would: try the other web process
+                time.sleep(retry_delay(r))
+                continue
+            return r
+        return None
+
+
+class BotGames(threading.Thread):
+    """Keeps ``target`` bot games running: create (3 bots), start, leave."""
+
+    def __init__(self, run: Run, index: int, hosts: list[str], target: int):
+        super().__init__(name=f"botgames{index}", daemon=True)
+        self.run_ = run
+        self.hosts = hosts
+        self.target = target
+        self.index = index
+        self.made = 0
+        self.live: set[int] = set()
+        self.http = Http(run.stack.web_ports, run.stats, first=index)
+
+    def run(self) -> None:
+        import psycopg
+
+        conn = None
+        try:
+            while not self.run_.stop.is_set():
+                if self.live:
+                    try:
+                        if conn is None or conn.closed:
+                            conn = psycopg.connect(self.run_.stack.pg.url(), autocommit=True, connect_timeout=3)
+                        rows = conn.execute("SELECT id FROM games_game WHERE id = ANY(%s) AND status = 'finished'",
+                                            (list(self.live),)).fetchall()
+                        for (gid,) in rows:
+                            self.live.discard(gid)
+                            self.run_.add("bot games finished")
+                    except Exception:
+                        conn = None
+                        time.sleep(1)
+                        continue
+                while len(self.live) < self.target and not self.run_.stop.is_set():
+                    self.launch()
+                self.run_.stop.wait(1.0)
+        except Exception as exc:
+            log(f"{self.name} failed: {exc!r}")
+            self.run_.add("client crashes")
+        finally:
+            self.http.close()
+            if conn is not None:
+                conn.close()
+
+    def launch(self) -> None:
+        n = self.made * 4 + self.index
+        self.made += 1
+        token = self.hosts[n % len(self.hosts)]
+        levels = [BOT_LEVELS[(n + k) % 3] for k in range(3)]
+        if n % 10 == 0:
+            levels[0] = "hard"
+        body = {"ruleset": "standard", "max_players": 4, "bots": [{"level": lv} for lv in levels],
+                "options": {"rounds": 1}}
+        try:
+            r = must(self.http, "POST", "/games", token, body, label="/games")
+            if r.status != 201:
+                raise RuntimeError(f"POST /games: {r.status} {r.data}")
+            gid = r.data["id"]
+            must(self.http, "POST", f"/games/{gid}/start", token, label="/games/{id}/start")
+            must(self.http, "POST", f"/games/{gid}/leave", token, label="/games/{id}/leave")
+        except RuntimeError as exc:
+            log(f"{self.name}: could not launch a bot game: {exc}")
+            time.sleep(1)
+            return
+        self.live.add(gid)
+        with self.run_.lock:
+            self.run_.bot_games.add(gid)
+        self.run_.add("bot games started")
+
+
+# --------------------------------------------------------------------------------------
+# Chaos
+# --------------------------------------------------------------------------------------
+def chaos_events(stack: Stack) -> list[tuple[str, callable]]:
+    def pool_child() -> str:
+        main = stack.pid("w1")
+        kids = children(main) if main else []
+        if not kids:
+            return "worker w1 has no pool child to kill"
+        kill9(kids[0])
+        return f"kill -9 pool child {kids[0]} of worker w1 (main {main})"
+
+    def whole(name: str, what: str):
+        def event() -> str:
+            pid = stack.pid(name)
+            if not pid:
+                return f"{what}: not running"
+            kill9(pid)
+            return f"kill -9 {what} (pid {pid})"
+        return event
+
+    def flush() -> str:
+        stack.redis.flushall()
+        return "FLUSHALL on the private Redis"
+
+    def pg_restart() -> str:
+        took = stack.pg.restart()
+        return f"pg_ctl restart -m fast of the private PostgreSQL ({took:.1f} s)"
+
+    return [
+        ("pool child", pool_child),
+        ("worker", whole("w2", "worker w2's main process")),
+        ("beat", whole("beat", "beat")),
+        ("web master", whole("web1", "web1's gunicorn master")),
+        ("flushall", flush),
+        ("pg restart", pg_restart),
+    ]
+
+
+def chaos_thread(run: Run, t_start: float, duration: float) -> threading.Thread:
+    events = chaos_events(run.stack)
+
+    def body() -> None:
+        for k, (_, event) in enumerate(events, 1):
+            if run.stop.wait(max(0.0, t_start + duration * k / (len(events) + 1) - time.time())):
+                return
+            at = time.time()
+            try:
+                what = event()
+            except Exception as exc:
+                what = f"chaos event failed: {exc!r}"
+            run.chaos_log.append((at, what))
+            log(f"CHAOS: {what}")
+
+    th = threading.Thread(target=body, name="chaos", daemon=True)
+    th.start()
+    return th
+
+
+# --------------------------------------------------------------------------------------
+# Checks at the end
+# --------------------------------------------------------------------------------------
+def check_acks(run: Run) -> dict:
+    """Every acknowledged action is the move at the seq its 200 named, by that player,
+    with that action, and appears once; player moves nobody acknowledged are counted."""
+    import psycopg
+
+    players = list(run.client_players)
+    with psycopg.connect(run.stack.pg.url()) as conn:
+        rows = conn.execute(
+            "SELECT game_id, seq, player_id, action FROM games_move WHERE by = 'player' AND player_id = ANY(%s)",
+            (players,),
+        ).fetchall()
+    log_moves = {(g, s): (p, a) for g, s, p, a in rows if a.get("type") != "start"}
+    out = Counter()
+    seen: Counter[tuple[int, int]] = Counter()
+    for ack in run.acks:
+        seen[(ack.game_id, ack.seq)] += 1
+        move = log_moves.get((ack.game_id, ack.seq))
+        if move is None:
+            out["missing"] += 1
+        elif move != (ack.player_id, ack.action):
+            out["different move at that seq"] += 1
+        else:
+            out["found"] += 1
+    out["acknowledged twice (two keys, one move)"] = sum(1 for n in seen.values() if n > 1)
+    out["player moves nobody acknowledged"] = sum(1 for k in log_moves if k not in seen)
+    return out
+
+
+def near_chaos(run: Run, at: float) -> str:
+    if not run.chaos_log:
+        return ""
+    t, what = min(run.chaos_log, key=lambda e: abs(e[0] - at))
+    return f" ({at - t:+.0f} s from '{what[:40]}')"
+
+
+def in_pg_restart(stack: Stack, at: float, grace: float) -> bool:
+    return any(began - 0.5 <= at <= ready + grace for began, ready in stack.pg.restarts)
+
+
+# --------------------------------------------------------------------------------------
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--minutes", type=float, default=10.0, help="length of the load, default 10")
+    ap.add_argument("--games", type=int, default=200, help="bot games kept running, default 200")
+    ap.add_argument("--clients", type=int, default=50, help="scripted human clients, default 50")
+    ap.add_argument("--chaos", action="store_true", help="kill things during the run (see above)")
+    ap.add_argument("--turn-seconds", type=int, default=4, help="turn_seconds of the clients' games, default 4")
+    ap.add_argument("--poll", type=float, default=1.0, help="seconds between a client's polls, default 1")
+    ap.add_argument("--think", type=float, default=0.3, help="UNO_BOT_THINK_SECONDS, default 0.3")
+    ap.add_argument("--sweep", type=float, default=2.0, help="UNO_SWEEP_SECONDS, default 2")
+    ap.add_argument("--hosts", type=int, default=8, help="players that create the bot games, default 8")
+    ap.add_argument("--web-port", type=int, default=0, help="first web port (default: free ports)")
+    ap.add_argument("--pg-grace", type=float, default=5.0,
+                    help="seconds after a PostgreSQL restart during which a 503 with Retry-After is allowed")
+    ap.add_argument("--seed", type=int, default=1)
+    add_stack_arguments(ap)
+    args = ap.parse_args()
+    cfg = StackConfig(pg_port=args.pg_port, redis_port=args.redis_port, web_port=args.web_port,
+                      supervisord=args.supervisord, keep_logs=args.keep_logs,
+                      snapshot=not args.live_tree,
+                      worker_loglevel="INFO",  # task lines: sweeps run and sweeps discarded
+                      env={"UNO_BOT_THINK_SECONDS": str(args.think), "UNO_SWEEP_SECONDS": str(args.sweep),
+                           "LOG_LEVEL": "INFO"})
+    run_on_stack(cfg, f"soak: {args.minutes:g} min, {args.games} bot games, {args.clients} clients, turn_seconds "
+                 f"{args.turn_seconds}, chaos {'on' if args.chaos else 'off'}", lambda stack: soak(args, stack))
+
+
+def soak(args, stack: Stack) -> None:
+    run = Run(args, stack)
+    setup = Http(stack.web_ports, run.stats)
+    rid = secrets.token_hex(2)
+    t = time.time()
+    profiles = ["idle", "idle", "retrier", "retrier", "player", "player", "player", "player", "player", "player"]
+    accounts: list[tuple[str, str, int]] = []
+    failures: list[Exception] = []
+    lock = threading.Lock()
+
+    def reg(name: str) -> None:
+        try:
+            acc = register(Http(stack.web_ports, run.stats, first=len(name)), name)
+        except Exception as exc:
+            failures.append(exc)
+            return
+        with lock:
+            accounts.append((name, *acc))
+
+    names = [f"s{rid}h{i}" for i in range(args.hosts)] + [f"s{rid}c{i}" for i in range(args.clients)]
+    threads = [threading.Thread(target=reg, args=(n,)) for n in names]
+    for k in range(0, len(threads), 8):  # registration hashes passwords: 8 at a time
+        for th in threads[k : k + 8]:
+            th.start()
+        for th in threads[k : k + 8]:
+            th.join()
+    if failures:
+        raise RuntimeError(f"{len(failures)} registrations failed, first: {failures[0]}")
+    by_name = {n: (tok, pid) for n, tok, pid in accounts}
+    hosts = [by_name[n][0] for n in names[: args.hosts]]
+    clients = []
+    for i, n in enumerate(names[args.hosts :]):
+        token, pid = by_name[n]
+        profile = profiles[i % len(profiles)]
+        run.client_players[pid] = profile
+        clients.append(HumanClient(run, i, token, pid, profile))
+    setup.close()
+    log(f"registered {len(names)} players through the API in {time.time() - t:.1f} s")
+
+    sampler = DbSampler(stack.pg.url(), interval=0.5, stall_after=5.0)
+    mem_start = stack.memory()
+    cpu_start = cpu_snapshot(stack, "bench (clients)")
+    db_t0 = db_now(stack.pg.url())
+    t_start = time.time()
+    duration = args.minutes * 60
+    sampler.start()
+    managers = [BotGames(run, k, hosts, args.games // 4 + (1 if k < args.games % 4 else 0)) for k in range(4)]
+    for th in managers + clients:
+        th.start()
+    if args.chaos:
+        chaos_thread(run, t_start, duration)
+    log(f"load running for {args.minutes:g} min")
+    next_report = t_start + 60
+    queue_lengths: list[int] = []  # the broker's backlog: tells overload from lost tasks
+    redis_client = stack.redis.client()
+    while time.time() < t_start + duration:
+        time.sleep(1)
+        try:
+            queue_lengths.append(redis_client.llen("celery"))
+        except Exception:
+            pass
+        if time.time() >= next_report:
+            next_report += 60
+            c = run.counts
+            log(f"progress: {run.stats.requests} requests, {len(run.stats.server_errors)} 5xx, "
+                f"{run.stats.conn_errors} connection errors, bot games {c['bot games finished']}/"
+                f"{c['bot games started']} finished, human games {c['human games finished']}/"
+                f"{c['human games started']}, {len(run.acks)} acks, stalled games so far {len(sampler.stalls)}, "
+                f"broker queue {queue_lengths[-1] if queue_lengths else '?'}; "
+                f"load average {load_average()}")
+    mem_end = stack.memory()
+    cpu = cpu_used(cpu_start, cpu_snapshot(stack, "bench (clients)"))
+    db_t1 = db_now(stack.pg.url())
+    run.stop.set()
+    log("load stopped; waiting for the clients' last retries")
+    deadline = time.time() + RETRY_FOR + 10
+    for th in managers + clients:
+        th.join(max(0.1, deadline - time.time()))
+    run.hard_stop.set()
+    sampler.stop()
+    restarts = list(stack.supervisor.exits)
+    stack.stop_programs()
+    log("product processes stopped; checking the database")
+    report(args, run, stack, sampler, restarts, (mem_start, mem_end), cpu, db_t0, db_t1, duration, queue_lengths)
+
+
+def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, cpu, db_t0, db_t1,
+           duration: float, queue_lengths: list[int]) -> None:
+    import psycopg
+
+    url = stack.pg.url()
+    with psycopg.connect(url) as conn:
+        by = dict(conn.execute("SELECT by, count(*) FROM games_move WHERE created_at >= %s AND created_at < %s "
+                               "GROUP BY by", (db_t0, db_t1)).fetchall())
+        finished = [g for (g,) in conn.execute("SELECT id FROM games_game WHERE status = 'finished' ORDER BY id")]
+        active = [g for (g,) in conn.execute("SELECT id FROM games_game WHERE status = 'active' ORDER BY id")]
+    late, sampled, estimated = timer_lateness(url, sampler.deadlines, db_t0, db_t1)
+    acks = check_acks(run)
+    t = time.time()
+    ok_fin, bad_fin = verify_games(stack, finished)
+    ok_act, bad_act = verify_games(stack, active)
+    verify_s = time.time() - t
+
+    s = run.stats
+    allowed = [e for e in s.server_errors if e[1] == 503 and e[4] and in_pg_restart(stack, e[0], args.pg_grace)]
+    bad5 = [e for e in s.server_errors if e not in allowed]
+    moves = sum(by.values())
+    print()
+    print("=" * 100)
+    print(f"SOAK RESULTS ({args.minutes:g} min, {args.games} bot games, {args.clients} clients, chaos "
+          f"{'on' if args.chaos else 'off'}; supervision: {stack.supervisor.kind}; load average now "
+          f"{load_average()})")
+    print("=" * 100)
+    print(f"requests:            {s.requests} ({', '.join(f'{k}: {v}' for k, v in sorted(s.statuses.items()))}; "
+          f"connection errors {s.conn_errors}; plus {s.dropped} connections dropped on purpose)")
+    print(f"error codes:         {dict(s.codes.most_common())}")
+    print(f"5xx:                 {len(bad5)} counted, {len(allowed)} allowed (503 with Retry-After within "
+          f"{args.pg_grace:g} s of a PostgreSQL restart)")
+    for at, status, method, path, ra, code in bad5[:15]:
+        print(f"    {at - T0:7.1f}s {status} {method} {path} code={code} Retry-After={ra}"
+              f"{near_chaos(run, at)}")
+    if len(bad5) > 15:
+        print(f"    ... {len(bad5) - 15} more")
+    print(f"games:               bot {run.counts['bot games finished']} finished of {run.counts['bot games started']}"
+          f" started; human {run.counts['human games finished']} finished of {run.counts['human games started']}; "
+          f"turns left to the timer {run.counts['turns left to the timer']}; client crashes "
+          f"{run.counts['client crashes']}")
+    print(f"moves:               {moves} in {duration:.0f} s = {moves / duration:.1f} moves/s "
+          f"({', '.join(f'{k} {v}' for k, v in sorted(by.items()))})")
+    print(f"stalled games:       {len(sampler.stalls)} (an active game's deadline more than 5 s past; "
+          f"{sampler.polls} samples, {sampler.failed_polls} failed during outages)")
+    firsts = sorted(first for _, _, first in sampler.stalls.values())
+    if firsts:
+        print(f"    first seen stalled: {', '.join(f'{t - T0:.0f}s' for t in firsts[:: max(1, len(firsts) // 10)])} "
+              f"(every {max(1, len(firsts) // 10)}th game, in order)")
+    for gid, (overdue, at, first) in sorted(sampler.stalls.items(), key=lambda kv: -kv[1][0])[:10]:
+        print(f"    game {gid}: {overdue:.1f} s overdue at {at - T0:.0f}s (stalled since {first - T0:.0f}s)"
+              f"{near_chaos(run, at)}")
+    print(f"broker queue:        LLEN celery sampled every second: p50 {percentile(queue_lengths, 50):.0f}, max "
+          f"{max(queue_lengths, default=0)} (a long queue: the stack is over capacity)")
+    print(f"timer lateness:      p50 {fmt_s(percentile(late, 50))}, p99 {fmt_s(percentile(late, 99))}, max "
+          f"{fmt_s(max(late) if late else float('nan'))} over {len(late)} timer moves ({sampled} with the "
+          f"sampled deadline, {estimated} estimated from the previous move)")
+    print(f"acknowledged actions: {len(run.acks)} (200s); {dict(acks)}; repeated keys: {dict(run.replays)}; "
+          f"unresolved after {RETRY_FOR:.0f} s of retries: {len(run.unresolved)}")
+    print(f"verify_game:         finished games {ok_fin} OK of {len(finished)}; still-active games {ok_act} OK of "
+          f"{len(active)} ({verify_s:.0f} s)")
+    for line in (bad_fin + bad_act)[:10]:
+        print(f"    {line}")
+    if run.chaos_log:
+        print("chaos:")
+        for at, what in run.chaos_log:
+            print(f"    {at - T0:7.1f}s {what}")
+    print(f"restarts by the supervisor: {len(restarts)} (times noticed by the bench)")
+    for r in restarts:
+        back = f"running again at {r.restarted_at - T0:.1f}s" if r.restarted_at else "not running again"
+        print(f"    {r.at - T0:7.1f}s {r.name} {r.how}; {back}")
+    print("worker tasks (from the workers' INFO logs, whole run):")
+    print_task_log(task_log([p.log for p in stack.supervisor.programs.values() if p.name.startswith("w")]))
+    print("memory (RSS) at the start and the end of the load:")
+    print_memory(*memory)
+    print("CPU used during the load (processes alive at the end):")
+    print_cpu(cpu, duration)
+    print()
+    unacked = acks["player moves nobody acknowledged"] - len(run.unresolved)
+    exactly_once = (acks["found"] == len(run.acks) and not acks["acknowledged twice (two keys, one move)"]
+                    and unacked <= 0 and not run.replays["different"])
+    verdicts = [
+        ("0 5xx (503 + Retry-After during the PostgreSQL restart excepted)", not bad5, f"{len(bad5)} 5xx"),
+        ("0 stalled games", not sampler.stalls, f"{len(sampler.stalls)} stalled"),
+        ("every acknowledged action in the move log exactly once", exactly_once,
+         f"{acks['found']}/{len(run.acks)} found, {max(unacked, 0)} unacknowledged player moves beyond the "
+         f"{len(run.unresolved)} unresolved keys, {run.replays['different']} replays that differed"),
+        ("every finished game verified", ok_fin == len(finished) and bool(finished),
+         f"{ok_fin}/{len(finished)} OK"),
+    ]
+    for what, ok, detail in verdicts:
+        print(f"{'PASS' if ok else 'FAIL'}: {what} ({detail})")
+
+
+if __name__ == "__main__":
+    main()
