@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.problems import ApiError
-from games import bots, engine
+from games import bots, engine, scheduling
 from games.models import Game, GameStatus, MoveBy, Seat
 from games.services import apply_and_record
 
@@ -86,6 +86,13 @@ def bot_step(game_id: int, version: int) -> bool:
         if game is None or game.version != version or game.status != GameStatus.ACTIVE:
             return False  # moved on meanwhile: that move scheduled its own bot step
         return _apply(game, seat, action)
+
+
+def resume(game_id: int) -> None:
+    """Queue again what the game's current version calls for (scheduling.after_move)."""
+    version = Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
+    if version is not None:
+        scheduling.after_move(game_id, version)
 
 
 def expire_deadline(game_id: int, version: int | None = None, *, skip_locked: bool = False) -> bool:

@@ -29,17 +29,36 @@ RETRIED = {
 }
 
 
-@shared_task(ignore_result=True, **RETRIED)
-def bot_step(game_id: int, version: int) -> bool:
+def _redelivered(request) -> bool:
+    """Whether this run is a message handed back after its pool process died."""
+    return bool((request.delivery_info or {}).get("redelivered") or (request.headers or {}).get("redelivered"))
+
+
+def _moved_on(request, game_id: int) -> None:
+    """A redelivered task found its game moved on: the process that died may have
+    committed the move and died before it queued the move's follow-ups (they are sent
+    after the commit), so queue them again for the game's current version.  Twice is
+    harmless (every task re-checks the version); a redelivery is rare, and the
+    follow-ups are fresh messages, so this never chains."""
+    if _redelivered(request):
+        robots.resume(game_id)
+
+
+@shared_task(bind=True, ignore_result=True, **RETRIED)
+def bot_step(self, game_id: int, version: int) -> bool:
     """Let the bots of ``game_id`` act if the game is still at ``version``."""
-    return robots.bot_step(game_id, version)
+    if robots.bot_step(game_id, version):
+        return True
+    _moved_on(self.request, game_id)
+    return False
 
 
-@shared_task(ignore_result=True, **RETRIED)
-def expire_deadline(game_id: int, version: int) -> bool:
+@shared_task(bind=True, ignore_result=True, **RETRIED)
+def expire_deadline(self, game_id: int, version: int) -> bool:
     """Fast path of a short deadline: act for the late seat if nothing moved since."""
     if robots.expire_deadline(game_id, version):
         return True
+    _moved_on(self.request, game_id)
     # A countdown may fire a little before the deadline (clocks, timer resolution):
     # come back then rather than leave it to the next sweep.
     left = robots.seconds_to_deadline(game_id, version)

@@ -289,3 +289,25 @@ def test_a_countdown_that_fires_early_comes_back_at_the_deadline(worker, make_pl
     # early, then on time (the second run is logged when it returns, just after its commit)
     wait_for(lambda: len(worker.log.runs("expire_deadline", (gid, 1))) == 2, timeout=2)
     assert len(worker.log.runs("expire_deadline", (gid, 1))) == 2
+
+
+def test_f_a_redelivered_task_that_finds_its_game_moved_on_queues_the_follow_ups_again(worker, make_player):
+    """A pool process that committed a move and died before it queued the move's
+    follow-ups: its task comes back redelivered, finds the game moved on and queues
+    them again; an ordinary stale task does not (it would double every follow-up)."""
+    from config.celery import app
+    from games import tasks
+
+    _, token = make_player("hugo")
+    hugo = client_for(token)
+    gid = bot_game(hugo, ["normal", "normal", "normal"], options={"rounds": 1})
+    assert hugo.post(f"/api/v1/games/{gid}/leave").status_code == 200  # robots only
+    app.control.purge()  # the follow-ups of the last move are lost
+    version = version_of(gid)
+    worker.start()
+    tasks.bot_step.apply_async((gid, version - 1))  # stale, not redelivered
+    wait_for(lambda: worker.log.runs("bot_step", (gid, version - 1)), timeout=5)
+    time.sleep(0.5)
+    assert version_of(gid) == version  # nothing queued again: the game waits
+    tasks.bot_step.apply_async((gid, version - 1), headers={"redelivered": True})
+    wait_for(lambda: version_of(gid) > version, timeout=5, message="the game moving again")
