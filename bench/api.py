@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import math
 import os
 import random
 import secrets
@@ -64,6 +63,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from _stack import percentile  # bench/ is on sys.path when run as a script
+
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = ROOT / ".venv" / "bin"
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
@@ -74,14 +75,6 @@ API = "/api/v1"
 # --------------------------------------------------------------------------------------
 # Figures
 # --------------------------------------------------------------------------------------
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile."""
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    return s[max(0, min(len(s) - 1, math.ceil(q / 100 * len(s)) - 1))]
-
-
 def ms(x: float) -> str:
     return "n/a" if x != x else f"{x * 1000:.1f}"
 
