@@ -33,8 +33,8 @@ def check_broker() -> None:
 
 
 def _check_heartbeat(name: str) -> None:
-    if not heartbeats.fresh(name):
-        at = heartbeats.last(name)
+    at = heartbeats.last(name)
+    if not heartbeats.fresh(at, name):
         raise RuntimeError(f"{name}: last heartbeat {at.isoformat() if at else 'never'}")
 
 

@@ -41,8 +41,8 @@ def max_age(name: str) -> timedelta:
     return timedelta(seconds=3 * period + 5)
 
 
-def fresh(name: str) -> bool:
-    at = last(name)
+def fresh(at: datetime | None, name: str) -> bool:
+    """Whether ``name``'s heartbeat at ``at`` (``last(name)``) is recent enough."""
     return at is not None and timezone.now() - at <= max_age(name)
 
 

@@ -75,17 +75,25 @@ def bot_step(game_id: int, version: int) -> bool:
     """Let one bot or autopilot seat of ``game_id`` act if the game is still at
     ``version``; True if one did.  The decision is made from a plain read; the game
     row is locked only to check the version and record the move."""
-    game = Game.objects.filter(pk=game_id).first()
-    if game is None or game.version != version or game.status != GameStatus.ACTIVE:
+    game = _running_at(Game.objects.all(), game_id, version)
+    if game is None:
         return False
     seat, action = _decide(game)
     if seat is None:
         return False
     with transaction.atomic():
-        game = Game.objects.select_for_update().filter(pk=game_id).first()
-        if game is None or game.version != version or game.status != GameStatus.ACTIVE:
+        game = _running_at(Game.objects.select_for_update(), game_id, version)
+        if game is None:
             return False  # moved on meanwhile: that move scheduled its own bot step
         return _apply(game, seat, action)
+
+
+def _running_at(games, game_id: int, version: int) -> Game | None:
+    """The game ``game_id`` from ``games`` if it is still running at ``version``."""
+    game = games.filter(pk=game_id).first()
+    if game is None or game.version != version or game.status != GameStatus.ACTIVE:
+        return None
+    return game
 
 
 def resume(game_id: int) -> None:
@@ -110,8 +118,9 @@ def expire_deadline(game_id: int, version: int | None = None, *, skip_locked: bo
         if game.deadline > timezone.now() or (version is not None and game.version != version):
             return False
         seat = game.seats.get(seat=game.current_seat)
-        robot_version = game.version if seat.is_bot or seat.autopilot else None
-        if robot_version is None:
+        if seat.is_bot or seat.autopilot:
+            robot_version = game.version  # its bot task was lost: it decides below, unlocked
+        else:
             seat.timeouts += 1
             if seat.timeouts >= settings.UNO_MAX_TIMEOUTS:
                 seat.autopilot = True  # until its player acts again
@@ -120,7 +129,6 @@ def expire_deadline(game_id: int, version: int | None = None, *, skip_locked: bo
             apply_and_record(game, state, seat.seat, TIMEOUT, MoveBy.TIMER)
             log.info("game %s: seat %s timed out (%s in a row)", game.pk, seat.seat, seat.timeouts)
             return True
-    # A robot's overdue turn: its bot task was lost.  It decides outside the lock.
     return bot_step(game_id, robot_version)
 
 

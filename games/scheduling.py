@@ -17,8 +17,7 @@ from celery import current_app
 from django.conf import settings
 from django.utils import timezone
 
-from games import selectors
-from games import notifications
+from games import notifications, selectors
 from games.models import Game, GameStatus, Seat
 
 log = logging.getLogger(__name__)
