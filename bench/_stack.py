@@ -574,15 +574,13 @@ class Stack:
     # -- code, environment and programs -------------------------------------------------
     def _snapshot(self) -> Path:
         """A copy of the working tree as it is now (tracked and untracked files git
-        does not ignore, plus the compiled engine and its manifest): other developers edit the tree
+        does not ignore): other developers edit the tree
         while a run lasts, and a process restarted by the supervisor must run the
         same code as the others."""
         app = self.base / "app"
         listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
                                 capture_output=True).stdout.decode().split("\0")
-        compiled = [str(p.relative_to(ROOT)) for p in [*ROOT.glob("*.so"), *(ROOT / "games").rglob("*.so"),
-                                                        *(ROOT / "games").rglob("_compiled.json")]]
-        for rel in filter(None, [*listed, *compiled]):
+        for rel in filter(None, listed):
             src = ROOT / rel
             if src.is_file():
                 (app / rel).parent.mkdir(parents=True, exist_ok=True)

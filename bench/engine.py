@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import ACTIVE, ENGINE_BUILD, apply, legal_actions, new_game  # noqa: E402
+from games.engine import ACTIVE, apply, legal_actions, new_game  # noqa: E402
 
 PLAYS = ("play", "choose_color")
 DESCRIPTIONS = {
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> None:
 
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()} "
           f"({platform.python_implementation()})")
-    print(f"engine: {ENGINE_BUILD}")
+    print("engine: pure Python")
     print(f"games: standard, options={{'rounds': 1}}, {args.seats} seats, {args.games} games, seed {args.seed}; "
           f"rates per CPU second, best of {1 if args.profile else args.repeat} run(s)")
     print(f"policy {args.policy}: {DESCRIPTIONS[args.policy]}")
