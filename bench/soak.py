@@ -604,7 +604,7 @@ def main() -> None:
     ap.add_argument("--turn-seconds", type=int, default=4, help="turn_seconds of the clients' games, default 4")
     ap.add_argument("--poll", type=float, default=1.0, help="seconds between a client's polls, default 1")
     ap.add_argument("--think", type=float, default=0.3, help="UNO_BOT_THINK_SECONDS, default 0.3")
-    ap.add_argument("--sweep", type=float, default=2.0, help="UNO_SWEEP_SECONDS, default 2")
+    ap.add_argument("--sweep", type=float, default=None, help="UNO_SWEEP_SECONDS (default: the product's)")
     ap.add_argument("--hosts", type=int, default=8, help="players that create the bot games, default 8")
     ap.add_argument("--web-port", type=int, default=0, help="first web port (default: free ports)")
     ap.add_argument("--pg-grace", type=float, default=5.0,
@@ -616,8 +616,8 @@ def main() -> None:
                       supervisord=args.supervisord, keep_logs=args.keep_logs,
                       snapshot=not args.live_tree,
                       worker_loglevel="INFO",  # task lines: sweeps run and sweeps discarded
-                      env={"UNO_BOT_THINK_SECONDS": str(args.think), "UNO_SWEEP_SECONDS": str(args.sweep),
-                           "LOG_LEVEL": "INFO"})
+                      env={"UNO_BOT_THINK_SECONDS": str(args.think), "LOG_LEVEL": "INFO",
+                           **({"UNO_SWEEP_SECONDS": str(args.sweep)} if args.sweep is not None else {})})
     run_on_stack(cfg, f"soak: {args.minutes:g} min, {args.games} bot games, {args.clients} clients, turn_seconds "
                  f"{args.turn_seconds}, chaos {'on' if args.chaos else 'off'}", lambda stack: soak(args, stack))
 

@@ -10,8 +10,9 @@ request).  A child process of this script (``--create``, with the stack's
 environment) creates ``--games`` real two-player ``standard`` games through the
 product's services (``create_game``, ``join_game``, ``start_game``): two human
 players, ``turn_seconds`` ``--turn-seconds``, who never act.  The worker and
-beat then play every turn by the timer (countdown tasks, and the sweeper every
-``UNO_SWEEP_SECONDS``).
+beat then play every turn by the timer: beat's batched sweep every
+``UNO_SWEEP_SECONDS`` (``--sweep``), plus a countdown task per turn with
+``--fast-path`` (off by default, as in the product).
 
 After ``--warmup`` seconds, for ``--seconds`` seconds, the script samples every
 running game's ``(version, deadline)`` from the database (every 0.2 s) and, at
@@ -25,10 +26,12 @@ and says so; with a low value only timer moves are measured and bot moves are
 counted apart.
 
 Also printed, to see where the time goes: the worker's task log (``LOG_LEVEL``
-INFO for the worker: how many timer moves the countdown tasks made and how many
-the sweeper made, each task's run time), the CPU seconds each process of the
-stack used during the window, and the lateness per 10 s of the window.  Prints
-figures only; exit status 0.
+INFO for the worker: how many timer moves the sweeps made, and the countdown
+tasks if any, each task's run time, the sweeps discarded because they expired in
+the queue), the CPU seconds each process of the stack used during the window, the
+lateness per 10 s of the window, and (``--profile N``) a cProfile of one sweep
+over N overdue games in one process: time, CPU and SQL statements per timer move.
+Prints figures only; exit status 0.
 """
 
 from __future__ import annotations
@@ -86,11 +89,11 @@ def create_games(n: int, turn_seconds: int) -> None:
     print(json.dumps({"created_s": t1 - t0, "started_s": time.time() - t1, "games": len(ids)}))
 
 
-def profile_timer_moves(n: int, turn_seconds: int) -> None:
+def profile_timer_moves(n: int) -> None:
     """Runs in a child process with the stack's environment (no worker running):
-    ``robots.expire_deadline`` for ``n`` overdue games in a row under cProfile, as a
-    countdown task calls it (its ``after_move`` and the countdown it enqueues too).
-    Prints the cost per timer move and where it goes."""
+    ``robots.sweep_deadlines`` over ``n`` overdue games under cProfile, as beat's
+    sweep task calls it (batch after batch, each with its follow-ups).  Prints the
+    cost per timer move and where it goes."""
     import cProfile
     import pstats
 
@@ -104,18 +107,22 @@ def profile_timer_moves(n: int, turn_seconds: int) -> None:
     from games.models import Game
     from players.models import Player
 
+    # the measured games (their worker is stopped) are left alone: no deadline any more
+    Game.objects.filter(status="active").update(deadline=None)
     a = Player.objects.create_user(username="profile_a", password=None)
     b = Player.objects.create_user(username="profile_b", password=None)
     ids = []
-    for _ in range(n + 20):
-        game = services.create_game(creator=a, ruleset="standard", max_players=2, turn_seconds=turn_seconds)
+    warm = 20
+    for _ in range(n + warm):
+        # (an hour's turns: a game the sweep has moved is not overdue again before it ends)
+        game = services.create_game(creator=a, ruleset="standard", max_players=2, turn_seconds=3600)
         services.join_game(player=b, game_id=game.pk)
         services.start_game(player=a, game_id=game.pk)
         ids.append(game.pk)
-    Game.objects.filter(pk__in=ids).update(deadline=timezone.now() - dt.timedelta(seconds=1))
-    versions = dict(Game.objects.filter(pk__in=ids).values_list("id", "version"))
-    for gid in ids[:20]:  # warm-up: imports, connections, prepared statements
-        robots.expire_deadline(gid, versions[gid])
+    overdue = timezone.now() - dt.timedelta(seconds=1)
+    Game.objects.filter(pk__in=ids[:warm]).update(deadline=overdue)
+    robots.sweep_deadlines(budget=600)  # warm-up: imports, connections, prepared statements
+    Game.objects.filter(pk__in=ids[warm:]).update(deadline=overdue)
     queries: Counter[str] = Counter()
 
     def count(execute, sql, params, many, context):
@@ -126,25 +133,25 @@ def profile_timer_moves(n: int, turn_seconds: int) -> None:
     wall, cpu = time.perf_counter(), time.process_time()
     with connection.execute_wrapper(count):
         prof.enable()
-        for gid in ids[20:]:
-            robots.expire_deadline(gid, versions[gid])
+        done = robots.sweep_deadlines(budget=600)
         prof.disable()
     wall, cpu = (time.perf_counter() - wall) / n, (time.process_time() - cpu) / n
-    print(f"    one timer move (robots.expire_deadline + its after_move, in one process, {n} in a row): "
-          f"{wall * 1000:.1f} ms wall, {cpu * 1000:.1f} ms CPU, {sum(queries.values()) / n:.1f} SQL statements "
-          f"({', '.join(f'{k} {v / n:.1f}' for k, v in queries.most_common())}) + BEGIN/COMMIT")
+    print(f"    one timer move (robots.sweep_deadlines over {n} overdue games, batches of {robots.batch_size()}, "
+          f"{done} moves, in one process): {wall * 1000:.2f} ms wall, {cpu * 1000:.2f} ms CPU, "
+          f"{sum(queries.values()) / n:.3f} SQL statements "
+          f"({', '.join(f'{k} {v}' for k, v in queries.most_common())} in all) + BEGIN/COMMIT")
     stats = pstats.Stats(prof).stats  # {(file, line, func): (cc, nc, tt, ct, callers)}
     rows = []
     for (path, line, func), (_, calls, _, cum, _) in stats.items():
         mine = "/games/" in path or "/config/" in path
-        wanted = func in ("wait", "apply_async", "commit") and ("psycopg" in path or "celery" in path
-                                                                or "django/db" in path)
-        if (mine or wanted) and calls >= n // 2:
-            where = path.split("/work/main/")[-1] if mine else path.split("site-packages/")[-1]
+        wanted = func in ("execute", "bulk_create", "bulk_update", "commit") and ("psycopg" in path
+                                                                                 or "django/db" in path)
+        if mine or wanted:
+            where = path.split("/app/")[-1] if mine else path.split("site-packages/")[-1]
             rows.append((cum, calls, f"{where}:{line} {func}"))
-    print("    cumulative time per timer move, by function (project code, DB waits, Celery publish):")
-    for cum, calls, what in sorted(rows, reverse=True)[:22]:
-        print(f"      {cum / n * 1000:7.2f} ms  {calls / n:5.1f} calls  {what}")
+    print("    cumulative time per timer move, by function (project code, the engine, DB calls):")
+    for cum, calls, what in sorted(rows, reverse=True)[:26]:
+        print(f"      {cum / n * 1000:7.3f} ms  {calls / n:6.3f} calls  {what}")
 
 
 # --------------------------------------------------------------------------------------
@@ -167,8 +174,8 @@ def main() -> None:
                     "alone enforces the deadlines)")
     ap.add_argument("--max-timeouts", type=int, default=100000,
                     help="UNO_MAX_TIMEOUTS for the run, default 100000 (no autopilot within a run)")
-    ap.add_argument("--profile", type=int, default=300, metavar="N",
-                    help="after the window, profile N timer moves in one process (0: skip), default 300")
+    ap.add_argument("--profile", type=int, default=1000, metavar="N",
+                    help="after the window, profile N timer moves in one process (0: skip), default 1000")
     add_stack_arguments(ap)
     ap.add_argument("--create", type=int, default=0, help=argparse.SUPPRESS)  # the children's modes
     ap.add_argument("--profile-child", type=int, default=0, help=argparse.SUPPRESS)
@@ -177,7 +184,7 @@ def main() -> None:
         create_games(args.create, args.turn_seconds)
         return
     if args.profile_child:
-        profile_timer_moves(args.profile_child, args.turn_seconds)
+        profile_timer_moves(args.profile_child)
         return
     env = {"UNO_MAX_TIMEOUTS": str(args.max_timeouts), "LOG_LEVEL": "INFO"}
     if args.sweep is not None:

@@ -240,7 +240,8 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     # An unacknowledged task (its worker died) is delivered again after this long; it
-    # must exceed the longest countdown the server schedules (UNO_TIMER_FAST_PATH_SECONDS).
+    # must exceed the longest countdown the server schedules (UNO_TIMER_FAST_PATH_SECONDS,
+    # when set).
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 900}
 else:
     # No server needed: kombu's filesystem transport. Producers (web) and
@@ -280,11 +281,15 @@ UNO_HARD_BUDGET_MS = float(env_str("UNO_HARD_BUDGET_MS", "60"))
 UNO_AUTOPILOT_LEVEL = env_str("UNO_AUTOPILOT_LEVEL", "normal")
 # Consecutive timeouts after which a seat goes on autopilot.
 UNO_MAX_TIMEOUTS = env_int("UNO_MAX_TIMEOUTS", 3)
-# Deadlines at most this far away also get a countdown task (the fast path);
-# every deadline is enforced by the sweeper in any case.
-UNO_TIMER_FAST_PATH_SECONDS = float(env_str("UNO_TIMER_FAST_PATH_SECONDS", "300"))
-# How often celery beat runs the deadline sweeper (seconds).
-UNO_SWEEP_SECONDS = float(env_str("UNO_SWEEP_SECONDS", "5"))
+# How often celery beat sends the deadline sweeper (seconds): the timer itself.  Each
+# sweep enforces the overdue deadlines many games per transaction, batch after batch
+# while full batches come back, for at most this long.  A deadline is enforced about
+# this late at most (plus the time its batch takes).
+UNO_SWEEP_SECONDS = float(env_str("UNO_SWEEP_SECONDS", "0.5"))
+# Deadlines at most this far away also get a countdown task of their own (a fast path
+# beside the sweeper; 0: none).  Off by default: a task per move costs more than the
+# sweeper's batches, and is no sooner than a half-second sweep (README, "Timers").
+UNO_TIMER_FAST_PATH_SECONDS = float(env_str("UNO_TIMER_FAST_PATH_SECONDS", "0"))
 # How often each worker proves that its pool runs tasks (seconds; read by the health check).
 UNO_WORKER_HEARTBEAT_SECONDS = float(env_str("UNO_WORKER_HEARTBEAT_SECONDS", "5"))
 
@@ -295,7 +300,10 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",
         "schedule": UNO_SWEEP_SECONDS,
-        "options": {"expires": UNO_SWEEP_SECONDS},
+        # a sweep still queued this long after it was sent is dropped (sweeps never pile
+        # up behind a busy pool: at most four at the default period); not less than 2 s,
+        # so that a worker whose clock runs a little ahead of beat's still runs them
+        "options": {"expires": max(UNO_SWEEP_SECONDS, 2.0)},
     },
     "prune-idempotency-records": {
         "task": "games.tasks.prune_idempotency_records",

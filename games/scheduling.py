@@ -1,11 +1,14 @@
 """Deadlines and follow-up work after a move.
 
-Deadlines live in the database (``Game.deadline``).  After every committed move
-``after_move`` enqueues: a bot step when the game has bot or autopilot seats, and
-for a human's short deadline a countdown task (the fast path).  The beat task
-``sweep_deadlines`` enforces every overdue deadline whatever happened to the
-queued tasks; every task re-checks the game's version and is harmless when run
-twice or late.
+Deadlines live in the database (``Game.deadline``).  The beat task
+``sweep_deadlines`` (every ``UNO_SWEEP_SECONDS``, half a second by default)
+enforces every overdue deadline, many games per transaction
+(``robots.sweep_deadlines``), whatever happened to any queued task.  After every
+committed move ``after_move`` enqueues a bot step when the game has bot or
+autopilot seats, the move's webhook notifications, and, only when
+``UNO_TIMER_FAST_PATH_SECONDS`` is set (off by default: the sweeper's half-second
+tick is the timer), a countdown task for a human's short deadline.  Every task
+re-checks the game's version and is harmless when run twice or late.
 """
 
 from __future__ import annotations
@@ -23,8 +26,15 @@ from games.models import Game, GameStatus, Seat
 log = logging.getLogger(__name__)
 
 
-def _robot_seat(seat: Seat | None) -> bool:
+def is_robot(seat: Seat | None) -> bool:
+    """Whether a bot plays ``seat`` (a bot seat, or a human's on autopilot)."""
     return seat is not None and (seat.is_bot or seat.autopilot)
+
+
+def _countdowns() -> bool:
+    """Whether a human's short deadline also gets a countdown task (the fast path,
+    ``UNO_TIMER_FAST_PATH_SECONDS`` > 0; the sweeper enforces it in any case)."""
+    return settings.UNO_TIMER_FAST_PATH_SECONDS > 0
 
 
 def deadline_for(game: Game, now):
@@ -32,7 +42,7 @@ def deadline_for(game: Game, now):
     if game.status != GameStatus.ACTIVE or game.current_seat is None:
         return None
     seat = next((s for s in selectors.seats_of(game) if s.seat == game.current_seat), None)
-    if _robot_seat(seat):
+    if is_robot(seat):
         # A bot acts by itself; this deadline only revives a bot whose task was lost.
         return now + timedelta(seconds=settings.UNO_BOT_THINK_SECONDS + settings.UNO_BOT_STALL_SECONDS)
     if game.turn_seconds:
@@ -57,14 +67,15 @@ def has_follow_ups(game: Game, seats: list[Seat]) -> bool:
     to its version, judged without a query from ``game`` and its ``seats`` as read in
     that move's transaction (by ``selectors.load_seats``, with ``webhook_id``).  False
     when no seated player has a webhook and the game is over or has neither a robot
-    seat nor a deadline: the move then skips ``after_move`` and its queries (whatever
-    changes the game after the move commits schedules its own follow-ups).  Keep in
-    step with ``after_move`` and ``notifications.after_move``."""
+    seat nor a deadline that gets a countdown task: the move then skips ``after_move``
+    and its queries (whatever changes the game after the move commits schedules its
+    own follow-ups; the sweeper enforces deadlines).  Keep in step with
+    ``after_move`` and ``notifications.after_move``."""
     if any(s.webhook_id is not None for s in seats):  # notifications.after_move's subscribers
         return True
     if game.status != GameStatus.ACTIVE:
         return False
-    return game.deadline is not None or any(_robot_seat(s) for s in seats)
+    return (_countdowns() and game.deadline is not None) or any(is_robot(s) for s in seats)
 
 
 def after_move(game_id: int, version: int) -> None:
@@ -84,9 +95,10 @@ def after_move(game_id: int, version: int) -> None:
         if game.status != GameStatus.ACTIVE:
             return
         seats = {s.seat: s for s in game.seats.all()}  # one query for both checks below
-        if any(_robot_seat(s) for s in seats.values()):
+        if any(is_robot(s) for s in seats.values()):
             _enqueue("games.tasks.bot_step", (game_id, version), settings.UNO_BOT_THINK_SECONDS)
-        if game.deadline is not None and game.turn_seconds and not _robot_seat(seats.get(game.current_seat)):
+        if (_countdowns() and game.deadline is not None and game.turn_seconds
+                and not is_robot(seats.get(game.current_seat))):
             # (a robot's deadline only revives a lost bot task: the sweeper's job)
             delay = (game.deadline - timezone.now()).total_seconds()
             if delay <= settings.UNO_TIMER_FAST_PATH_SECONDS:

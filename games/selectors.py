@@ -112,11 +112,25 @@ def read_game(game_id: int, *, lock: bool = False) -> Game:
 
 def load_seats(game: Game) -> Game:
     """``game`` with ``seat_list``: its seats in order (see :func:`_seat`), in one query."""
-    with connection.cursor() as cursor:
-        sql = f"SELECT {_seat_columns()} FROM {_table(Seat)} s WHERE s.game_id = %s ORDER BY s.seat"
-        cursor.execute(sql, [game.pk])
-        game.seat_list = [_seat(row) for row in cursor.fetchall()]
+    load_seats_of([game])
     return game
+
+
+def load_seats_of(games: Sequence[Game]) -> None:
+    """Give each of ``games`` its ``seat_list`` (as :func:`load_seats`), all in one query
+    (the deadline sweeper's batches)."""
+    if not games:
+        return
+    by_id = {game.pk: game for game in games}
+    for game in games:
+        game.seat_list = []
+    with connection.cursor() as cursor:
+        sql = (f"SELECT {_seat_columns()} FROM {_table(Seat)} s WHERE s.game_id IN ({', '.join(['%s'] * len(by_id))})"
+               " ORDER BY s.game_id, s.seat")
+        cursor.execute(sql, list(by_id))
+        for row in cursor.fetchall():
+            seat = _seat(row)
+            by_id[seat.game_id].seat_list.append(seat)
 
 
 def get_game(game_id: int) -> Game:

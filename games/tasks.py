@@ -55,7 +55,9 @@ def bot_step(self, game_id: int, version: int) -> bool:
 
 @shared_task(bind=True, ignore_result=True, **RETRIED)
 def expire_deadline(self, game_id: int, version: int) -> bool:
-    """Fast path of a short deadline: act for the late seat if nothing moved since."""
+    """Countdown of a short deadline (the fast path, sent only when
+    ``UNO_TIMER_FAST_PATH_SECONDS`` is set): act for the late seat if nothing moved
+    since."""
     if robots.expire_deadline(game_id, version):
         return True
     _moved_on(self.request, game_id)
@@ -67,11 +69,17 @@ def expire_deadline(self, game_id: int, version: int) -> bool:
     return False
 
 
-@shared_task(ignore_result=True, **RETRIED)
-def sweep_deadlines() -> int:
-    """Beat: enforce every overdue deadline found in the database, then record that
-    the sweep ran (the health check reads it)."""
-    done = robots.sweep_deadlines()
+@shared_task(ignore_result=True)
+def sweep_deadlines() -> int | None:
+    """Beat, every ``UNO_SWEEP_SECONDS``: enforce the overdue deadlines found in the
+    database, batch after batch, then record that the sweep ran to its end (the
+    health check reads it).  Not retried: the next sweep comes within a period (and
+    beat's messages expire, so sweeps never pile up behind a busy pool)."""
+    try:
+        done = robots.sweep_deadlines()
+    except TRANSIENT_ERRORS as exc:  # a database restarting: the next sweep takes over
+        log.warning("deadline sweep interrupted: %s", exc)
+        return None
     heartbeats.beat(heartbeats.SWEEPER)
     return done
 

@@ -176,19 +176,27 @@ def test_leaving_on_ones_turn_gives_the_autopilot_a_deadline(make_player, settin
 
 @requires_redis
 @pytest.mark.django_db(transaction=True)
-def test_a_countdown_task_is_queued_for_a_humans_deadline_only(make_player, settings, redis_broker):
+@pytest.mark.parametrize("fast_path", [0, 300])
+def test_a_countdown_task_is_queued_for_a_humans_deadline_only_when_the_fast_path_is_on(make_player, settings,
+                                                                                        redis_broker, fast_path):
+    """By default (UNO_TIMER_FAST_PATH_SECONDS 0) no countdown task at all: beat's
+    sweep is the timer.  With the fast path on, a human's deadline gets one (in the
+    timers' own queue), a robot's never."""
     from .celery_helpers import queued_tasks
 
     settings.UNO_BOT_THINK_SECONDS = 0
+    settings.UNO_TIMER_FAST_PATH_SECONDS = fast_path
     _, token = make_player("hugo")
     hugo = client_for(token)
     gid = new_game(hugo, bots=[{"level": "normal"}], turn_seconds=60, options={"rounds": 1})
     assert hugo.post(f"/api/v1/games/{gid}/start").status_code == 200
     if Game.objects.get(pk=gid).current_seat == 0:
         assert queued_tasks() == [("bot_step", (gid, 1))]
-        assert queued_tasks("deadlines") == [("expire_deadline", (gid, 1))]  # timers have their own queue
+        assert queued_tasks("deadlines") == ([("expire_deadline", (gid, 1))] if fast_path else [])
         pass_turn(hugo, gid)
     version = Game.objects.get(pk=gid).version
     # the bot's turn: its step, and no countdown for its (stall) deadline
     assert queued_tasks()[-1] == ("bot_step", (gid, version))
     assert ("expire_deadline", (gid, version)) not in queued_tasks("deadlines")
+    if not fast_path:
+        assert queued_tasks("deadlines") == []

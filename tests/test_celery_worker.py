@@ -13,6 +13,14 @@ from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa
 pytestmark = [requires_redis, pytest.mark.django_db(transaction=True)]
 
 
+@pytest.fixture(autouse=True)
+def countdowns(settings):
+    """These tests run a worker without beat (except where they start one): the timer's
+    countdown tasks, the fast path that UNO_TIMER_FAST_PATH_SECONDS turns on, act
+    (tests/test_timers_batch.py covers the default: beat's sweep alone)."""
+    settings.UNO_TIMER_FAST_PATH_SECONDS = 300
+
+
 def two_player_game(make_player, **body):
     _, t1 = make_player("alice")
     _, t2 = make_player("bob")

@@ -122,7 +122,7 @@ def test_the_creator_is_named_even_when_not_seated(clients, make_player):
     assert seats[0].get(game_url(gid)).json()["creator"] == "outsider"
 
 
-def test_follow_ups_are_skipped_only_when_after_move_has_nothing_to_do(clients, make_player):
+def test_follow_ups_are_skipped_only_when_after_move_has_nothing_to_do(clients, make_player, settings):
     gid, seats = duel(clients)
 
     def follow_ups() -> bool:
@@ -131,7 +131,9 @@ def test_follow_ups_are_skipped_only_when_after_move_has_nothing_to_do(clients, 
 
     assert not follow_ups()  # humans, no deadline, no webhook, game running
     Game.objects.filter(pk=gid).update(turn_seconds=60, deadline=Game.objects.get(pk=gid).updated_at)
-    assert follow_ups()  # a deadline: a countdown task
+    assert not follow_ups()  # a deadline: the sweeper's (no countdown task by default)
+    settings.UNO_TIMER_FAST_PATH_SECONDS = 300
+    assert follow_ups()  # a deadline with the fast path on: a countdown task
     Game.objects.filter(pk=gid).update(turn_seconds=None, deadline=None)
     Seat.objects.filter(game_id=gid, seat=1).update(autopilot=True)
     assert follow_ups()  # a robot seat: a bot step

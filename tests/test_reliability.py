@@ -62,9 +62,9 @@ def moves_on(gid: int, by: int, timeout: float, message: str) -> int:
 def test_a_killed_pool_process_neither_freezes_the_worker_nor_loses_its_task(tmp_path, make_player):
     """Prefork on Redis: kill -9 a pool process in the middle of a game.  The worker
     replaces it, the task it was running goes back to the queue (acks_late +
-    reject_on_worker_lost) and the game moves again within one sweep period, with no
-    beat running: the worker recovers by itself."""
-    sweep_period = 5  # UNO_SWEEP_SECONDS's default; no beat runs here anyway
+    reject_on_worker_lost) and the game moves again within 5 s, with no beat running:
+    the worker recovers by itself."""
+    recovery = 5  # seconds (no beat, no sweep: the redelivered task moves the game)
     with celery_worker(tmp_path, concurrency=2, UNO_BOT_THINK_SECONDS=0, UNO_HARD_BUDGET_MS=100) as worker:
         gid = robots_only_game(make_player, ["hard", "hard", "hard"])
         moves_on(gid, 3, timeout=30, message="the game under way")
@@ -73,7 +73,7 @@ def test_a_killed_pool_process_neither_freezes_the_worker_nor_loses_its_task(tmp
                             message="two pool processes")
             os.kill(pool[round_no % 2], signal.SIGKILL)
             try:
-                moves_on(gid, 1, timeout=sweep_period, message=f"a move after pool process {pool[round_no % 2]} died")
+                moves_on(gid, 1, timeout=recovery, message=f"a move after pool process {pool[round_no % 2]} died")
             except BaseException:
                 print(worker.log()[-6000:])
                 raise
