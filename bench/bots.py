@@ -75,10 +75,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from games.bots import choose, decide  # noqa: E402
 from games.bots.sampling import constrained_sampler  # noqa: E402
 from games.bots.policies import HARD_BUDGET_MS, LEVELS  # noqa: E402
-from games.engine import ACTIVE, apply, get_deck, legal_actions, new_game  # noqa: E402
-from games.engine.observation import clone, observe  # noqa: E402
-from games.engine.options import make_config  # noqa: E402
-from games.engine.state import State  # noqa: E402
+from games.bots import policies  # noqa: E402
+from games.engine import (  # noqa: E402
+    GAME_OVER, PLAY, State, apply, get_deck, legal_actions, make_config, new_game, observe, redeal_hidden,
+)
 
 DECK = get_deck("standard_108")
 RL_COLORS = {"r": "red", "g": "green", "b": "blue", "y": "yellow"}
@@ -221,23 +221,12 @@ class Determinizer:
         while len(unseen) < need and len(discard) > 1:
             unseen.append(discard.pop(0))
         opp, draw_pile = unseen[:need], unseen[need:]
-        cfg = ADAPTER_CONFIG
-        config = type(cfg)(cfg.preset, cfg.seats, f"rl:{self.rng.random()}", cfg.options)
-        return State(
-            config=config,
-            status=ACTIVE,
-            round=1,
-            dealer=1,
-            scores=[0, 0],
-            hands=[hand, opp],  # we are always seat 0 of our engine
-            draw_pile=draw_pile,
-            discard=discard,
-            current=0,
-            direction=1,
-            color=colour,
-            pending=None,
-            drawn=[],
-        )
+        state = State(ADAPTER_CONFIG.reseeded(f"rl:{self.rng.random()}"))
+        state.phase, state.round, state.dealer = PLAY, 1, 1
+        state.hands = [hand, opp]  # we are always seat 0 of our engine
+        state.draw_pile, state.discard = draw_pile, discard
+        state.current, state.direction, state.color = 0, 1, colour
+        return state
 
 
 def reveal_opponent(state: State, opponent_cards: list[str]) -> bool:
@@ -258,11 +247,9 @@ def reveal_opponent(state: State, opponent_cards: list[str]) -> bool:
 
 def shuffle_draw_pile(state: State, seat: int, rng: random.Random) -> State:
     """A sampler for a state whose hands are all known: only the draw pile is hidden."""
-    world = clone(state)
+    world = state.copy()
     rng.shuffle(world.draw_pile)
-    world.config = type(world.config)(world.config.preset, world.config.seats, f"obs:{rng.random()}",
-                                      world.config.options)
-    return world
+    return redeal_hidden(world, seat, rng)
 
 
 def restrict(legal: list[dict], rl_legal: list[str], hand_size: int) -> dict[str, dict]:
@@ -604,13 +591,16 @@ def part_rlcard(args, pool) -> None:
 # --------------------------------------------------------------------------------------
 # Our engine: round robin and timing
 # --------------------------------------------------------------------------------------
-def play_engine_game(levels: tuple[str, str], seed: int, budget_ms: float | None, timer: dict | None = None):
+def play_engine_game(levels: tuple[str, str], seed: int, budget_ms: float | None, timer: dict | None = None,
+                     searches: list | None = None):
     """One heads-up round in our engine; returns the winning seat (None: abandoned).
-    ``timer`` (seat -> list) collects that seat's decision times (>1 legal action)."""
+    ``timer`` (seat -> list) collects that seat's decision times (>1 legal action);
+    ``searches`` the simulations (samples x candidates) of each of its ``hard``
+    searches (decisions with more than one candidate)."""
     state = new_game("standard", {"rounds": 1}, 2, seed)
     rng = random.Random(seed)
     for _ in range(ENGINE_ACTION_CAP):
-        if state.status != ACTIVE:
+        if state.phase == GAME_OVER:
             return state.winner
         actor = state.actor()
         acted = False
@@ -618,11 +608,14 @@ def play_engine_game(levels: tuple[str, str], seed: int, budget_ms: float | None
             legal = legal_actions(state, seat)
             if not legal:
                 continue
+            policies.LAST_SEARCH.update(samples=0, candidates=0, simulations=0)
             t0 = time.perf_counter()
             action = decide(levels[seat], state, seat, rng, budget_ms=budget_ms)
             dt = time.perf_counter() - t0
             if timer is not None and seat in timer and seat == actor and len(legal) > 1:
                 timer[seat].append(dt)
+                if searches is not None and policies.LAST_SEARCH["candidates"] > 1:
+                    searches.append(policies.LAST_SEARCH["simulations"])
             if action is None:
                 if seat == actor:
                     action = legal[0]
@@ -700,6 +693,7 @@ def part_timing(args) -> None:
     head = f"{'level':<8}{'decisions':>10}{'median ms':>12}{'p99 ms':>10}{'max ms':>10}{'games':>7}"
     print(head)
     print("-" * len(head))
+    searches: list[int] = []
     for level in LEVELS:
         times: list[float] = []
         i = 0
@@ -709,7 +703,7 @@ def part_timing(args) -> None:
             seat = i % 2
             levels = (level, "normal") if seat == 0 else ("normal", level)
             timer = {seat: []}
-            play_engine_game(levels, seed, budget, timer)
+            play_engine_game(levels, seed, budget, timer, searches if level == "hard" else None)
             times.extend(timer[seat])
             i += 1
         times = sorted(times[: args.decisions])
@@ -717,6 +711,12 @@ def part_timing(args) -> None:
         print(f"{level:<8}{len(ms):>10}{statistics.median(ms) if ms else float('nan'):>12.3f}"
               f"{percentile(ms, 99):>10.3f}{(ms[-1] if ms else float('nan')):>10.3f}{i:>7}"
               f"   ({time.perf_counter() - t0:.1f} s)", flush=True)
+    print()
+    if searches:
+        print(f"hard: {len(searches)} searches (decisions with more than one candidate): simulations per search "
+              f"(samples x candidates, each a rollout of up to {policies.HARD_ROLLOUT_DEPTH} actions) median "
+              f"{statistics.median(searches):.0f}, mean {statistics.mean(searches):.0f}")
+    print(f"load average after: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
 
 

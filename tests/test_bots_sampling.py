@@ -8,7 +8,7 @@ from collections import Counter
 from games.bots import choose
 from games.bots.sampling import constrained_deal, constrained_sampler
 from games.engine import build_rules, legal_actions, new_game
-from games.engine.observation import observe
+from games.engine import observe
 
 NOT_RED_NOR_WILD = (frozenset({"red"}), frozenset({"wild", "wild_draw_four"}))
 NOT_BLUE_NOR_7 = (frozenset({"blue"}), frozenset({"7"}))

@@ -1,7 +1,10 @@
 """AI players (no Django).  ``choose(level, observation, seat, legal, rng)`` picks one
 of ``legal`` (or None: do nothing out of turn).  Bots are only ever given an
-observation (:func:`games.engine.observation.observe`), never the real state.
+observation (:func:`games.engine.observe`), never the real state, and use only the
+engine's public names.
 """
+
+from games.engine import legal_actions, observe
 
 from .policies import LEVELS, choose
 
@@ -20,9 +23,6 @@ def acting_order(actor, seats, rng) -> list:
 def decide(level: str, state, seat: int, rng, budget_ms: float | None = None):
     """Observe ``state`` as ``seat`` and choose among its legal actions (None: pass on
     an out-of-turn chance)."""
-    from games.engine import legal_actions
-    from games.engine.observation import observe
-
     legal = legal_actions(state, seat)
     if not legal:
         return None

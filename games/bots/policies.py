@@ -10,183 +10,219 @@
   the engine with a time budget: every distinct play (and colour) is tried in the
   same sampled worlds, rolled out with ``normal`` in every seat; ``normal``'s
   choices out of turn.
+
+The policies work on the engine's :class:`~games.engine.Action` values; ``choose``
+takes and returns the ready-to-post dicts of ``legal_actions``.  The search uses the
+engine's fast path (``legal_moves``, ``push`` without events, ``State.copy``).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections import Counter
+from typing import Any, Callable
 
-from games.engine import apply, build_rules
-from games.engine.cards import COLORS
-from games.engine.observation import clone, observe
-from games.engine.game import _compute_legal  # the uncopied list: rollouts are hot
-from games.engine.state import ACTIVE, State
+from games.engine import COLORS, GAME_OVER, Action, State, build_rules, legal_moves, observe, push
 
 LEVELS = ("random", "easy", "normal", "hard")
 HARD_BUDGET_MS = 60.0
 HARD_MAX_ROLLOUTS = 20_000  # a bound for very large budgets; the time budget is what stops a search
 HARD_ROLLOUT_DEPTH = 12
+#: the last search of ``hard`` in this process: samples, candidates, simulations (benchmarks read it)
+LAST_SEARCH: dict[str, int] = {"samples": 0, "candidates": 0, "simulations": 0}
+
+CHOOSE = {c: Action("choose_color", color=c) for c in COLORS}
+DRAW, PASS, CALL, CHALLENGE = Action("draw"), Action("pass"), Action("call_uno"), Action("challenge")
+RANK_BONUS = frozenset({"skip", "draw_two", "reverse"})
+
+
+def as_action(a: dict) -> Action:
+    """A listed action (a dict of ``legal_actions``) as an Action."""
+    return Action(a["type"], a.get("card"), a.get("color"), a.get("target_seat"), a.get("uno") or None)
 
 
 def _in_turn(state: State, seat: int) -> bool:
     return state.actor() == seat
 
 
-def _best_color(state: State, seat: int, exclude: int | None = None) -> str:
+def _best_color(state: State, seat: int) -> str:
+    """The colour ``seat`` holds most of (ties: first in COLORS order); wilds, having
+    none, never count (so the wild being played does not either)."""
     color = build_rules(state.config).deck.color
-    counts = Counter(color[c] for c in state.hands[seat] if c != exclude and color[c] is not None)
-    return max(COLORS, key=lambda c: (counts[c], -COLORS.index(c)))
+    counts = dict.fromkeys(COLORS, 0)
+    for c in state.hands[seat]:
+        k = color[c]
+        if k is not None:
+            counts[k] += 1
+    return max(COLORS, key=lambda k: (counts[k], -COLORS.index(k)))
 
 
 # --------------------------------------------------------------------------------------
-def _random(state, seat, legal, rng):
+def _random(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
     if not _in_turn(state, seat) and rng.random() < 0.7:
         return None
     return rng.choice(legal)
 
 
-def _easy(state, seat, legal, rng):
-    types = {a["type"] for a in legal}
+def _easy(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
+    types = {a.type for a in legal}
     if not _in_turn(state, seat):
         if "call_uno" in types and rng.random() < 0.7:
-            return {"type": "call_uno"}
-        catches = [a for a in legal if a["type"] == "catch_uno"]
+            return CALL
+        catches = [a for a in legal if a.type == "catch_uno"]
         if catches and rng.random() < 0.5:
             return catches[0]
         return None
-    plays = [a for a in legal if a["type"] == "play" and (a.get("uno") or rng.random() < 0.33)]
-    plays = plays or [a for a in legal if a["type"] == "play"]
+    plays = [a for a in legal if a.type == "play" and (a.uno or rng.random() < 0.33)]
+    plays = plays or [a for a in legal if a.type == "play"]
     if "choose_color" in types:
-        return {"type": "choose_color", "color": _best_color(state, seat)}
+        return CHOOSE[_best_color(state, seat)]
     if plays:
         pick = rng.choice(plays)
-        return pick if "color" not in pick else {**pick, "color": _best_color(state, seat, pick["card"])}
-    for t in ("pass", "draw"):
-        if t in types:
-            return {"type": t}
+        return pick if pick.color is None else pick._replace(color=_best_color(state, seat))
+    for kind, action in (("pass", PASS), ("draw", DRAW)):
+        if kind in types:
+            return action
     return rng.choice(legal)
 
 
-def _play_value(state: State, seat: int, a: dict) -> float:
-    """How much ``normal`` likes a play (higher is better)."""
-    deck = build_rules(state.config).deck
-    card = a["card"]
-    rank, color = deck.rank[card], deck.color[card]
-    hand = state.hands[seat]
-    n = state.seats
-    next_count = len(state.hands[state.next_seat(seat)])
-    value = deck.points[card] / 10.0  # get rid of points
-    if color is None:
-        value = -3.0 if len(hand) > 3 else 4.0  # keep wilds for later
-        if rank == "wild_draw_four" and next_count <= 2:
-            value = 6.0
-    else:
-        same = sum(1 for c in hand if deck.color[c] == color)
-        value += same * 0.5  # stay in the colour I hold most of
-    if rank in ("skip", "draw_two", "reverse") and next_count <= 2:
-        value += 5.0
-    if "target_seat" in a:
-        value += (len(hand) - len(state.hands[a["target_seat"]])) * 0.8
-    if a.get("uno"):
-        value += 0.01
-    if n > 2 and rank == "reverse":
-        value -= 0.5
-    return value
+class _Valuer:
+    """How much ``normal`` likes each play of one seat in one position (higher is
+    better); what every play shares is computed once."""
+
+    __slots__ = ("deck", "hands", "hand", "n", "next_count", "counts")
+
+    def __init__(self, state: State, seat: int):
+        self.deck = build_rules(state.config).deck
+        self.hands = state.hands
+        self.hand = state.hands[seat]
+        self.n = state.seats
+        self.next_count = len(state.hands[state.next_seat(seat)])
+        color = self.deck.color
+        counts: dict[str | None, int] = {}
+        for c in self.hand:
+            counts[color[c]] = counts.get(color[c], 0) + 1
+        self.counts = counts
+
+    def value(self, a: Action) -> float:
+        deck, card = self.deck, a.card
+        rank, color = deck.rank[card], deck.color[card]  # type: ignore[index]
+        value = deck.points[card] / 10.0  # type: ignore[index]  # get rid of points
+        if color is None:
+            value = -3.0 if len(self.hand) > 3 else 4.0  # keep wilds for later
+            if rank == "wild_draw_four" and self.next_count <= 2:
+                value = 6.0
+        else:
+            value += self.counts[color] * 0.5  # stay in the colour I hold most of
+        if rank in RANK_BONUS and self.next_count <= 2:
+            value += 5.0
+        if a.target_seat is not None:
+            value += (len(self.hand) - len(self.hands[a.target_seat])) * 0.8
+        if a.uno:
+            value += 0.01
+        if self.n > 2 and rank == "reverse":
+            value -= 0.5
+        return value
 
 
-def _normal_out_of_turn(state, seat, legal, rng):
+def _normal_out_of_turn(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
     for a in legal:
-        if a["type"] == "call_uno":
+        if a.type == "call_uno":
             return a
     for a in legal:
-        if a["type"] == "catch_uno":
+        if a.type == "catch_uno":
             return a
-    jumps = [a for a in legal if a["type"] == "play"]
+    jumps = [a for a in legal if a.type == "play"]
     if jumps:
-        return max(jumps, key=lambda a: (bool(a.get("uno")), _play_value(state, seat, a)))
+        valuer = _Valuer(state, seat)
+        return max(jumps, key=lambda a: (bool(a.uno), valuer.value(a)))
     return None
 
 
-def _normal(state, seat, legal, rng):
+def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
     if not _in_turn(state, seat):
         return _normal_out_of_turn(state, seat, legal, rng)
-    types = {a["type"] for a in legal}
+    types = {a.type for a in legal}
     if "choose_color" in types:
-        return {"type": "choose_color", "color": _best_color(state, seat)}
-    p = state.pending
-    plays = [a for a in legal if a["type"] == "play"]
-    if len(state.hands[seat]) == 2:
-        plays = [a for a in plays if a.get("uno")] or plays  # always call UNO
-    plays = [a for a in plays if "color" not in a or a["color"] == _best_color(state, seat, a["card"])] or plays
-    if p is not None and p["type"] == "penalty":
+        return CHOOSE[_best_color(state, seat)]
+    plays = [a for a in legal if a.type == "play"]
+    hand_size = len(state.hands[seat])
+    if hand_size == 2:
+        plays = [a for a in plays if a.uno] or plays  # always call UNO
+    if any(a.color is not None for a in plays):
+        best = _best_color(state, seat)
+        plays = [a for a in plays if a.color is None or a.color == best] or plays
+    p = state.decision()
+    if p is not None and p.name == "penalty":
         if plays:
-            return max(plays, key=lambda a: _play_value(state, seat, a))
-        if "challenge" in types and len(state.hands[p["by"]]) >= 5:
-            return {"type": "challenge"}
-        return {"type": "draw"}
+            return max(plays, key=_Valuer(state, seat).value)
+        if "challenge" in types and len(state.hands[p.by]) >= 5:  # type: ignore[attr-defined]
+            return CHALLENGE
+        return DRAW
     if plays:
-        return max(plays, key=lambda a: _play_value(state, seat, a))
-    if "call_uno" in types and len(state.hands[seat]) == 2:
-        return {"type": "call_uno"}
-    for t in ("pass", "draw"):
-        if t in types:
-            return {"type": t}
+        return max(plays, key=_Valuer(state, seat).value)
+    if "call_uno" in types and hand_size == 2:
+        return CALL
+    for kind, action in (("pass", PASS), ("draw", DRAW)):
+        if kind in types:
+            return action
     return legal[0]
 
 
 # --------------------------------------------------------------------------------------
+def _round_result(state: State, seat: int) -> float:
+    """1 if ``seat`` won the round that just ended, else 0."""
+    return 1.0 if state.history[-1]["winner"] == seat else 0.0
+
+
 def _rollout(state: State, seat: int, rng: random.Random) -> float:
     """Play ``state`` on with ``normal`` in every seat for at most
     ``HARD_ROLLOUT_DEPTH`` actions: 1 if ``seat`` wins the round, 0 if another does,
     otherwise an estimate from the hand sizes (short rollouts: less noise, more
     samples in the budget)."""
     start_round = state.round
-    rules = build_rules(state.config)
     for _ in range(HARD_ROLLOUT_DEPTH):
-        if state.status != ACTIVE or state.round != start_round:
-            break
-        actor = state.actor()
-        events = apply(state, actor, _normal(state, actor, _compute_legal(state, rules, actor), rng))
-        for e in events:
-            if e["type"] == "round_ended":
-                return 1.0 if e["winner"] == seat else 0.0
-    if state.status != ACTIVE:
-        return 1.0 if state.winner == seat else 0.0
+        actor: int = state.actor()  # type: ignore[assignment]
+        move = _normal(state, actor, legal_moves(state, actor), rng)
+        push(state, actor, move)  # type: ignore[arg-type]
+        if state.round != start_round or state.phase == GAME_OVER:
+            return _round_result(state, seat)
     mine = len(state.hands[seat])
     best_other = min(len(h) for s, h in enumerate(state.hands) if s != seat)
     return best_other / (best_other + mine)
 
 
-def _candidates(state: State, seat: int, legal: list[dict]) -> list[dict]:
+def _candidates(state: State, seat: int, legal: list[Action]) -> list[Action]:
     """The decisions worth searching: every distinct play (two copies of a card are
     one candidate; a wild once per colour), ``normal``'s favourite first, then the
     non-play options (draw, challenge, pass) when there are any."""
     deck = build_rules(state.config).deck
     plays, others, seen = [], [], set()
+    two = len(state.hands[seat]) == 2
     for a in legal:
-        if a["type"] == "call_uno":
+        if a.type == "call_uno":
             continue
-        if a["type"] == "play":
-            if len(state.hands[seat]) == 2 and not a.get("uno"):
+        if a.type == "play":
+            if two and not a.uno:
                 continue  # always call UNO
-            card = a["card"]
-            key = (deck.color[card], deck.rank[card], a.get("color"), a.get("target_seat"))
+            card = a.card
+            key = (deck.color[card], deck.rank[card], a.color, a.target_seat)  # type: ignore[index]
             if key not in seen:
                 seen.add(key)
                 plays.append(a)
         else:
             others.append(a)
-
-    def preference(a: dict) -> tuple[float, bool]:
-        return (_play_value(state, seat, a), "color" not in a or a["color"] == _best_color(state, seat, a["card"]))
-
-    plays.sort(key=preference, reverse=True)
+    valuer = _Valuer(state, seat)
+    best = _best_color(state, seat) if any(a.color is not None for a in plays) else None
+    plays.sort(key=lambda a: (valuer.value(a), a.color is None or a.color == best), reverse=True)
     return plays + others
 
 
-def _hard(state, seat, legal, rng, budget_ms=None, sampler=None):
+Sampler = Callable[[State, int, random.Random], Any]  # -> State or (State, weight)
+
+
+def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budget_ms: float | None = None,
+          sampler: Sampler | None = None) -> Action | None:
     """``sampler(state, seat, rng)`` deals the hidden cards of a sample (default:
     :func:`observe`, uniformly at random); a caller that knows more about the hidden
     cards (e.g. what an opponent's draws prove it lacks) can pass its own.  A sampler
@@ -195,7 +231,7 @@ def _hard(state, seat, legal, rng, budget_ms=None, sampler=None):
     with it (importance sampling)."""
     if not _in_turn(state, seat):
         return _normal_out_of_turn(state, seat, legal, rng)
-    if any(a["type"] == "choose_color" for a in legal):
+    if any(a.type == "choose_color" for a in legal):
         return _normal(state, seat, legal, rng)
     candidates = _candidates(state, seat, legal)
     if not candidates:
@@ -206,25 +242,27 @@ def _hard(state, seat, legal, rng, budget_ms=None, sampler=None):
     k = len(candidates)
     totals = [0.0] * k  # weighted sum of each candidate's results
     samples = 0
+    deal = sampler or observe
     deadline = time.perf_counter() + budget
     # Common random numbers: every candidate is tried in the same sampled world with
     # the same rollout dice, so their difference is what a sample measures.
     while samples * k < HARD_MAX_ROLLOUTS and (samples < 2 or time.perf_counter() < deadline):
-        world = (sampler or observe)(state, seat, rng)  # a fresh sample of the hidden cards
+        world = deal(state, seat, rng)  # a fresh sample of the hidden cards
         weight = 1.0
         if isinstance(world, tuple):
             world, weight = world
         samples += 1
         dice = rng.random()
+        round_now = world.round
         for i, a in enumerate(candidates):
-            sim = clone(world)
-            events = apply(sim, seat, a)
-            ended = next((e for e in events if e["type"] == "round_ended"), None)
-            if ended is not None:
-                result = 1.0 if ended["winner"] == seat else 0.0
+            sim = world.copy()
+            push(sim, seat, a)
+            if sim.round != round_now or sim.phase == GAME_OVER:
+                result = _round_result(sim, seat)
             else:
                 result = _rollout(sim, seat, random.Random(dice))
             totals[i] += weight * result
+    LAST_SEARCH.update(samples=samples, candidates=k, simulations=samples * k)
     # The best (weighted) mean wins; ties go to the earlier candidate (normal's order).
     # Measured against RLCard's rule agent (bench/bots.py, 2000 games): searching
     # every play and colour to the time budget and taking the best mean won 61.1%
@@ -241,12 +279,15 @@ POLICIES = {"random": _random, "easy": _easy, "normal": _normal}
 
 
 def choose(level: str, state: State, seat: int, legal: list[dict], rng: random.Random, budget_ms=None,
-           sampler=None):
-    """Pick an action of ``legal`` for ``seat`` given an observation ``state``.
-    ``sampler`` (``hard`` only; default :func:`observe`) deals the hidden cards of
-    each of its samples."""
+           sampler=None) -> dict | None:
+    """Pick an action of ``legal`` (dicts of ``legal_actions``) for ``seat`` given an
+    observation ``state``; None: nothing out of turn.  ``sampler`` (``hard`` only;
+    default :func:`observe`) deals the hidden cards of each of its samples."""
+    moves = [as_action(a) for a in legal]
     if level == "hard":
-        return _hard(state, seat, legal, rng, budget_ms, sampler)
-    if level not in POLICIES:
+        pick = _hard(state, seat, moves, rng, budget_ms, sampler)
+    elif level in POLICIES:
+        pick = POLICIES[level](state, seat, moves, rng)
+    else:
         raise ValueError(f"unknown bot level {level!r}")
-    return POLICIES[level](state, seat, legal, rng)
+    return None if pick is None else pick.to_json()

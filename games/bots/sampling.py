@@ -3,7 +3,7 @@
 A *constraint* on one hidden card is a pair ``(colours, ranks)``: the card is of none
 of those colours (``None`` is the colour of wilds) and of none of those ranks.
 :func:`constrained_sampler` returns a sampler for ``games.bots.choose(...,
-sampler=...)`` (``hard``): like :func:`~games.engine.observation.observe` it deals
+sampler=...)`` (``hard``): like :func:`~games.engine.observe` it deals
 every card the seat cannot see again at random, but each listed card of a seat's
 hand only from the unseen cards that satisfy its constraint (the hand's other
 cards, and the draw pile, from what is left).  Constraints are dealt most
@@ -17,9 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-from games.engine import build_rules
-from games.engine.observation import observe
-from games.engine.state import State
+from games.engine import State, build_rules, observe, redeal_hidden
 
 Constraint = tuple[frozenset, frozenset]  # (excluded colours, excluded ranks)
 
@@ -64,13 +62,7 @@ def constrained_deal(state: State, seat: int, constraints: Mapping[int, Sequence
         rng.shuffle(picked)
         obs.hands[s] = picked
     obs.draw_pile = [c for i, c in enumerate(unseen) if not used[i]]
-    actor = obs.actor()
-    if actor is not None and actor != seat and obs.drawn:
-        obs.drawn = obs.hands[actor][-len(obs.drawn) :]
-    p = obs.pending
-    if p is not None and "guilty" in p:
-        p["guilty"] = any(color[c] == p.get("prev_color") for c in obs.hands[p["by"]])
-    return obs
+    return redeal_hidden(obs, seat, rng)  # the decisions' hidden data agree with the new deal
 
 
 def constrained_sampler(

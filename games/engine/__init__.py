@@ -6,14 +6,23 @@
     events = apply(state, seat, actions[0])   # validates, mutates, returns events
     view(state, seat)                          # what that seat may see
 
-The state is plain data (:class:`State`), JSON-serialisable with ``to_dict`` /
-``State.from_dict``; a game replays exactly from its config and its actions.
+    moves = legal_moves(state, seat)           # the fast path (bots, replay): Action values
+    push(state, seat, moves[0])                # unchecked; no event built
+    trial = state.copy()                       # cheap deep copy to try a move on
 
-Pure Python, one build: its speed comes from its data layout (integer card ids, memoised
-playability tables, an uncopied legal-action table for bots).
+The state is plain data (:class:`State`), JSON-serialisable with ``to_dict`` /
+``State.from_dict`` (which also reads the snapshots of the engine before issue 9); a
+game replays exactly from its config and its actions.  Its architecture (families,
+phases, the decision stack, windows, rule modules) is in the README's "Rules engine"
+section.  Pure Python, one build: its speed comes from its data layout (integer card
+ids, memoised playability and move tables, tuples as moves).
 """
 
+from .actions import ACTION_FIELDS, ACTION_TYPES, SYSTEM_ACTIONS, Action, ActionType, action_key, json_schemas
 from .cards import COLORS, Card, Deck, get_deck
+from .catalog import FAMILIES, OPTIONS, PRESETS, build_rules, make_config, resolve_options
+from .rules import DECISIONS, Decision, Family, Module, Rules, StoredWindow, Window
+from .config import Config, OptionSpec, Preset
 from .errors import (
     EngineError,
     GameOver,
@@ -25,24 +34,26 @@ from .errors import (
     UnknownCard,
 )
 from .game import (
-    ACTION_FIELDS,
-    action_key,
     apply,
     legal_actions,
+    legal_moves,
     new_game,
+    owed,
     public_pending,
+    push,
     replay,
     view,
     visible_events,
 )
-from .options import OPTIONS, PRESETS, Config, make_config, resolve_options
-from .rules import build_rules
-from .state import ACTIVE, FINISHED, State
+from .observation import observe, redeal_hidden
+from .state import ACTIVE, FINISHED, GAME_OVER, PLAY, ROUND_OVER, SETUP, State
 
 __all__ = [
-    "ACTION_FIELDS", "ACTIVE", "COLORS", "FINISHED", "OPTIONS", "PRESETS", "Card", "Config", "Deck",
-    "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions", "NotYourCard",
-    "NotYourTurn", "State", "UnknownCard", "action_key", "apply", "build_rules", "get_deck",
-    "legal_actions", "make_config", "new_game", "public_pending", "replay", "resolve_options",
+    "ACTION_FIELDS", "ACTION_TYPES", "ACTIVE", "COLORS", "DECISIONS", "FAMILIES", "FINISHED", "GAME_OVER",
+    "OPTIONS", "PLAY", "PRESETS", "ROUND_OVER", "SETUP", "SYSTEM_ACTIONS", "Action", "ActionType", "Card",
+    "Config", "Deck", "Decision", "Family", "Module", "Rules", "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions",
+    "NotYourCard", "NotYourTurn", "OptionSpec", "Preset", "State", "StoredWindow", "UnknownCard", "Window", "action_key",
+    "apply", "build_rules", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
+    "new_game", "observe", "owed", "public_pending", "push", "redeal_hidden", "replay", "resolve_options",
     "view", "visible_events",
 ]

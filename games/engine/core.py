@@ -1,93 +1,162 @@
-"""Low-level state operations shared by the turn machinery and the rule modules.
+"""The machinery every family shares: the turn controller, and listing, dispatching,
+explaining and timing out the decisions owed.
 
-Every function here mutates ``state`` and appends events to ``ev``.  An event is a
-dict with a ``type``; an event meant for some seats only carries ``"to": [seats]``
-(see :func:`games.engine.game.visible_events`).
+- :func:`end_turn` is the one turn controller: effects state their intent (how many
+  seats play moves on) and push decisions; only this function moves play on.
+- :func:`legal_moves` lists a seat's moves: the top decision's (if the seat owes it),
+  then each window's, in order.
+- :func:`execute` applies a move (unchecked) through the decision or window that
+  offers it.
+- :func:`refusal` explains why a move is not legal, from the same per-decision rules.
+- :func:`timeout` is what the server does for a seat whose deadline passed.
+
+Events: a list of dicts, or None on the fast path (nothing is built).  An event meant
+for some seats only carries ``"to": [seats]`` (see ``game.visible_events``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
-from .state import State
+from .actions import ACTION_TYPES
+from .errors import EngineError, IllegalMove, NotYourCard, NotYourTurn, UnknownCard
+from .rules import Decision, Rules
+from .state import GAME_OVER, State
 
-if TYPE_CHECKING:
-    from .rules import Rules
-
-Events = list[dict]
+Events = Any  # list[dict] | None
 
 
-def advance(state: State, steps: int = 1) -> None:
-    """End the current turn: move ``steps`` seats on in the direction of play."""
-    state.current = state.next_seat(state.current, steps)
-    state.pending = None
-    state.drawn = []
+# -- the turn controller ------------------------------------------------------------------
+def end_turn(state: State, steps: int) -> None:
+    """Move play on ``steps`` seats from the seat in turn (0: it continues), ending its
+    turn: what it declared for this turn (an UNO call ahead) lapses.  Decisions the
+    effects pushed stay owed."""
+    if steps:
+        if state.eliminated:
+            state.current = state.next_seat(state.current, steps)
+        else:  # ``next_seat``, inlined: this runs after nearly every action
+            state.current = (state.current + steps * state.direction) % state.config.seats
     state.uno_declared = None
 
 
-def refill(state: State, ev: Events) -> bool:
-    """Shuffle the discard pile (less its top card) into an empty draw pile."""
-    if len(state.discard) <= 1:
+def top_and_owner(state: State, rules: Rules) -> tuple[Decision, int]:
+    """The decision on top (the family's turn when the stack is empty) and its owner."""
+    stack = state.stack
+    if stack:
+        top = stack[-1]
+        return top, top.seat
+    return rules.turn, state.current  # type: ignore[return-value]
+
+
+# -- listing -----------------------------------------------------------------------------
+def legal_moves(state: State, rules: Rules, seat: int) -> list[tuple]:
+    """``seat``'s legal moves, in listing order (an owed decision's first)."""
+    if state.phase == GAME_OVER:
+        return []
+    out: list[tuple] = []
+    stack = state.stack
+    if stack:
+        top = stack[-1]
+        owner = top.seat
+    else:
+        top = rules.turn
+        owner = state.current
+    is_owner = seat == owner
+    if is_owner:
+        top.moves(state, rules, seat, out)
+    for w in rules.windows:
+        w.moves(state, rules, seat, top, is_owner, out)
+    for w in state.windows:
+        w.moves(state, rules, seat, top, is_owner, out)  # type: ignore[attr-defined]
+    return out
+
+
+# -- applying ----------------------------------------------------------------------------
+def execute(state: State, rules: Rules, seat: int, move: tuple, ev: Events) -> None:
+    """Apply a legal ``move`` of ``seat`` (not checked: see ``game.apply``)."""
+    kind = move[0]
+    stack = state.stack
+    if stack:
+        top = stack[-1]
+        owner = top.seat
+    else:
+        top = rules.turn
+        owner = state.current
+    if seat == owner:
+        handler = top.handlers.get(kind)
+        if handler is not None:
+            handler(state, rules, seat, move, ev, top)
+            return
+    for w in rules.windows:
+        if kind in w.actions and w.takes(state, rules, seat, move):
+            w.apply(state, rules, seat, move, ev)
+            return
+    for w in state.windows:
+        if kind in w.actions and w.takes(state, rules, seat, move):  # type: ignore[attr-defined]
+            w.apply(state, rules, seat, move, ev)  # type: ignore[attr-defined]
+            return
+    raise AssertionError(f"no decision or window takes {move!r} from seat {seat}")
+
+
+# -- refusals ----------------------------------------------------------------------------
+def refusal(state: State, rules: Rules, seat: int, move: tuple, legal: Any) -> EngineError:
+    """Why ``move`` (well-formed, not among ``legal``, ``seat``'s moves) is refused.
+
+    In order: the card (no such card, not yours); the turn (an in-turn action from a
+    seat that owes nothing and to which no window offers it); a play's fields, from the
+    rules that list the plays (a colour only for cards whose plays name one, ``uno``
+    only with the next-to-last card, other parameters); then the decision on top
+    explains, else the action type's own refusal."""
+    kind, card, color, target, uno = move
+    deck = rules.deck
+    if card is not None:
+        if not 0 <= card < len(deck):
+            return UnknownCard(f"there is no card {card} in this game's deck", field="card")
+        if card not in state.hands[seat]:
+            return NotYourCard(f"card {card} is not in your hand", field="card")
+    top, owner = top_and_owner(state, rules)
+    if kind in rules.in_turn and seat != owner:
+        if not any(kind in w.actions and w.might_take(state, rules, seat, move)
+                   for w in (*rules.windows, *state.windows)):  # type: ignore[misc]
+            return NotYourTurn(f"it is seat {owner}'s turn")
+    if kind == "play":
+        assert card is not None
+        hand_size = len(state.hands[seat])
+        takes_color = rules.family.play_takes_color(rules, seat, card, hand_size)
+        if takes_color and color is None:
+            return IllegalMove("a wild card needs a 'color'", field="color")
+        if not takes_color and color is not None:
+            return IllegalMove("only a wild card takes a 'color'", field="color")
+        if uno and hand_size != 2:
+            return IllegalMove("'uno' goes with playing your next-to-last card", field="uno")
+        if any(m[0] == "play" and m[1] == card for m in legal):
+            return IllegalMove("this play needs other parameters (e.g. a valid 'target_seat')", field="target_seat")
+    why = top.explain(state, rules, seat, move)
+    return IllegalMove(why if why is not None else ACTION_TYPES[kind].refusal)
+
+
+# -- the timer ---------------------------------------------------------------------------
+def owes(state: State, rules: Rules, seat: int) -> bool:
+    """Whether ``seat`` owes a decision now (the top one, or a window's)."""
+    if state.phase == GAME_OVER:
         return False
-    top = state.discard.pop()
-    pile = state.discard
-    state.shuffle(pile)
-    state.draw_pile = pile
-    state.discard = [top]
-    ev.append({"type": "reshuffled", "count": len(pile)})
-    return True
+    return seat == top_and_owner(state, rules)[1] or any(
+        seat in w.owed_by(state) for w in (*rules.windows, *state.windows))  # type: ignore[misc]
 
 
-def draw(state: State, rules: "Rules", seat: int, count: int, ev: Events, reason: str) -> list[int]:
-    """``seat`` draws up to ``count`` cards (fewer when both piles are exhausted)."""
-    got: list[int] = []
-    pile = state.draw_pile
-    for _ in range(count):
-        if not pile:
-            if not refill(state, ev):
-                break
-            pile = state.draw_pile
-        got.append(pile.pop())
-    state.hands[seat].extend(got)
-    if state.uno_exposed == seat:
-        state.uno_exposed = None
-    ev.append({"type": "draw", "seat": seat, "count": len(got), "reason": reason})
-    if got:
-        ev.append({"type": "cards_drawn", "seat": seat, "cards": [rules.deck.dicts[c] for c in got], "to": [seat]})
-    return got
-
-
-def can_draw(state: State) -> bool:
-    return bool(state.draw_pile) or len(state.discard) > 1
-
-
-def playable(state: State, rules: "Rules", card: int) -> bool:
-    """Whether ``card`` may be played on the discard pile in an ordinary turn."""
-    deck = rules.deck
-    return card in deck.playable_on(state.color, deck.rank[state.discard[-1]])
-
-
-def playable_cards(state: State, rules: "Rules", cards: list[int]) -> list[int]:
-    """The cards among ``cards`` that :func:`playable` admits, in order."""
-    deck = rules.deck
-    ok = deck.playable_on(state.color, deck.rank[state.discard[-1]])
-    return [c for c in cards if c in ok]
-
-
-def hand_points(state: State, rules: "Rules", seat: int) -> int:
-    pts = rules.deck.points
-    return sum(pts[c] for c in state.hands[seat])
-
-
-def reveal_hands(state: State, rules: "Rules", ev: Events, seats: list[int] | None = None) -> None:
-    """Tell every seat its (new) hand privately, e.g. after hands changed owners."""
-    for s in range(state.seats) if seats is None else seats:
-        ev.append({"type": "hand", "seat": s, "cards": [rules.deck.dicts[c] for c in state.hands[s]], "to": [s]})
-
-
-def set_penalty(state: State, victim: int, amount: int, kind: str, by: int | None, **extra) -> None:
-    """Make ``victim`` the current seat, owing a penalty it must accept (or answer)."""
-    state.current = victim
-    state.drawn = []
-    state.uno_declared = None
-    state.pending = {"type": "penalty", "seat": victim, "amount": amount, "kind": kind, "by": by, **extra}
+def timeout(state: State, rules: Rules, seat: int, ev: Events) -> None:
+    """What the server does for ``seat`` when its deadline passes (RULES.md "Time"):
+    each decision it owes expires as its type says (accept a penalty, name the colour
+    held most, draw then pass...), repeated while it still owes one in this round."""
+    if ev is not None:
+        ev.append({"type": "timeout", "seat": seat})
+    start_round = state.round  # a round that ends inside a timeout ends the timer's work
+    while state.phase != GAME_OVER and state.round == start_round:
+        top, owner = top_and_owner(state, rules)
+        if seat == owner:
+            top.expire(state, rules, seat, ev)
+            continue
+        window = next((w for w in (*rules.windows, *state.windows) if seat in w.owed_by(state)), None)
+        if window is None:
+            break
+        window.expire(state, rules, seat, ev)  # type: ignore[union-attr]

@@ -1,55 +1,103 @@
 """The game state: plain data, JSON-serialisable without loss.
 
-Hands and piles hold card ids (see :mod:`games.engine.cards`).  Piles are lists
-whose *last* element is the top.  Randomness is derived, never stored: shuffle
-number ``k`` of a game uses ``random.Random(f"{seed}:{k}")``, so the state only
-keeps a counter and a game replays exactly from its seed and its actions.
+Hands and piles hold card ids (see :mod:`games.engine.cards`); piles are lists whose
+*last* element is the top.  Randomness is derived, never stored: shuffle number ``k``
+of a game uses ``random.Random(f"{seed}:{k}")``, so the state keeps only a counter and
+a game replays exactly from its seed and its actions.
+
+What the game waits for is the decision stack (``stack``, see
+:mod:`games.engine.decisions`): empty, the ``current`` seat owes an ordinary turn.
+Windows several seats may act in keep their data here too (``uno_exposed``,
+``uno_declared``; ``windows`` for the stored ones).  Seats have a status (active or
+eliminated) and, in team games, a team.
+
+Saved form: ``to_dict()`` writes format 2 (``"format": 2``); ``from_dict`` also reads
+format 1, the snapshots of the engine before issue 9 (no ``format`` key; ``pending``,
+``drawn`` and ``status`` instead of the stack and the phase), so that games stored by
+it load and play on.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, Callable, Protocol
 
-from .options import Config
+from .config import Config
 
 ACTIVE = "active"
 FINISHED = "finished"
 
+# phases of a game
+SETUP = "setup"  # before the play of a round (a draft...): decisions on the stack
+PLAY = "play"  # a round is being played
+ROUND_OVER = "round_over"  # between rounds (a family may wait for something there)
+GAME_OVER = "game_over"
 
-@dataclass(eq=True)
+FORMAT = 2
+SEAT_ACTIVE, SEAT_ELIMINATED = "active", "eliminated"
+
+
+class Decision(Protocol):
+    """What the state needs of a decision (``rules.Decision`` is the real thing): who
+    owes it, and its saved form."""
+
+    seat: int
+
+    def to_dict(self) -> dict: ...
+
+
+#: decision type name -> how to load its saved form (``rules.Decision`` registers each)
+DECISION_LOADERS: dict[str, Callable[[dict], Decision]] = {}
+
+
+def decision_from_dict(d: dict) -> Decision:
+    return DECISION_LOADERS[d["type"]](d)
+
+
 class State:
-    config: Config
-    status: str = ACTIVE
-    round: int = 0
-    dealer: int = 0
-    #: totals per seat
-    scores: list[int] = field(default_factory=list)
-    #: one row per finished round: {"round", "winner", "points": [per seat]}
-    history: list[dict] = field(default_factory=list)
-    winner: int | None = None
-    shuffles: int = 0
-    hands: list[list[int]] = field(default_factory=list)
-    draw_pile: list[int] = field(default_factory=list)
-    discard: list[int] = field(default_factory=list)
-    current: int = 0
-    direction: int = 1
-    color: str | None = None
-    #: the decision the game waits for from ``pending["seat"]`` (None: an ordinary turn)
-    pending: dict | None = None
-    #: cards drawn by the current player this turn (still in hand)
-    drawn: list[int] = field(default_factory=list)
-    #: seat that called UNO ahead of playing its next-to-last card this turn
-    uno_declared: int | None = None
-    #: seat that played its next-to-last card without calling UNO and may be caught
-    uno_exposed: int | None = None
-    #: number of actions applied so far (also the engine's version of the state)
-    seq: int = 0
-    #: the legal actions last listed, ``(seq, seat, table)`` (see ``game._legal_index``):
-    #: a cache, not game data, so never saved, copied, compared or shown. Declared (the
-    #: compiled engine's classes take no ad-hoc attributes) and left to its default.
-    _legal: tuple[int, int, dict] | None = field(default=None, repr=False, compare=False)
+    """A game in progress (or over).  Mutable; ``copy()`` is cheap and deep."""
+
+    __slots__ = (
+        "config", "phase", "round", "dealer", "scores", "history", "winner", "shuffles", "hands", "draw_pile",
+        "discard", "current", "direction", "color", "stack", "windows", "uno_declared", "uno_exposed",
+        "eliminated", "teams", "seq", "_legal",
+    )
+
+    def __init__(self, config: Config, scores: list[int] | None = None):
+        self.config = config
+        self.phase: str = SETUP
+        self.round = 0
+        self.dealer = 0
+        #: totals per seat
+        self.scores: list[int] = list(scores) if scores is not None else [0] * config.seats
+        #: one row per finished round: {"round", "winner", "points": [per seat]}
+        self.history: list[dict] = []
+        self.winner: int | None = None
+        self.shuffles = 0
+        self.hands: list[list[int]] = [[] for _ in range(config.seats)]
+        self.draw_pile: list[int] = []
+        self.discard: list[int] = []
+        #: the seat in turn: where play resumes once the stack is empty
+        self.current = 0
+        self.direction = 1
+        #: the colour in force (UNO)
+        self.color: str | None = None
+        #: decisions owed, top last (empty: ``current`` owes an ordinary turn)
+        self.stack: list[Decision] = []
+        #: stored windows (decisions several seats may act on), in opening order
+        self.windows: list[Decision] = []
+        #: seat that called UNO ahead of playing its next-to-last card this turn
+        self.uno_declared: int | None = None
+        #: seat that played its next-to-last card without calling UNO and may be caught
+        self.uno_exposed: int | None = None
+        #: seats out of the game (``scoring: elimination``), ascending
+        self.eliminated: list[int] = []
+        #: team of each seat, or None in a game without teams
+        self.teams: list[int] | None = None
+        #: number of actions applied so far (also the engine's version of the state)
+        self.seq = 0
+        #: the legal actions last listed, ``(seq, seat, table)``: a cache, not game data
+        self._legal: tuple[int, int, dict] | None = None
 
     # -- derived helpers -------------------------------------------------------------
     @property
@@ -61,19 +109,51 @@ class State:
         return self.config.options  # type: ignore[return-value]
 
     @property
+    def status(self) -> str:
+        """``active`` or ``finished`` (the API's game status)."""
+        return FINISHED if self.phase == GAME_OVER else ACTIVE
+
+    @property
     def top(self) -> int:
         return self.discard[-1]
 
+    def decision(self) -> Decision | None:
+        """The decision on top of the stack (None: an ordinary turn, or the game is over)."""
+        return self.stack[-1] if self.stack else None
+
     def actor(self) -> int | None:
         """The seat that owes the next in-turn decision (None once finished)."""
-        if self.status != ACTIVE:
+        if self.phase == GAME_OVER:
             return None
-        if self.pending is not None:
-            return self.pending["seat"]
+        if self.stack:
+            return self.stack[-1].seat
         return self.current
 
+    @property
+    def pending(self) -> dict | None:
+        """The top decision in its saved form (None: an ordinary turn); read-only."""
+        return self.stack[-1].to_dict() if self.stack else None
+
+    @property
+    def drawn(self) -> list[int]:
+        """The cards the seat in turn drew this turn and may still play (read-only)."""
+        top = self.stack[-1] if self.stack else None
+        return list(getattr(top, "drawn", None) or ())
+
+    def seat_status(self, seat: int) -> str:
+        return SEAT_ELIMINATED if seat in self.eliminated else SEAT_ACTIVE
+
     def next_seat(self, seat: int, steps: int = 1) -> int:
-        return (seat + steps * self.direction) % self.config.seats
+        """The seat ``steps`` places on from ``seat`` in the direction of play
+        (eliminated seats are passed over)."""
+        if not self.eliminated:
+            return (seat + steps * self.direction) % self.config.seats
+        n = self.config.seats
+        for _ in range(steps):
+            seat = (seat + self.direction) % n
+            while seat in self.eliminated:
+                seat = (seat + self.direction) % n
+        return seat
 
     def rng(self) -> random.Random:
         """A fresh, reproducible RNG for the next random event of this game."""
@@ -85,25 +165,106 @@ class State:
         """Shuffle ``cards`` in place with the next RNG: ``self.rng().shuffle(cards)``."""
         _fisher_yates(self.rng(), cards)
 
+    # -- copies and comparison -------------------------------------------------------
+    def copy(self) -> "State":
+        """A deep copy, fast: lists of ints are copied, decisions (immutable) shared."""
+        new = State.__new__(State)
+        new.config = self.config
+        new.phase = self.phase
+        new.round = self.round
+        new.dealer = self.dealer
+        new.scores = self.scores[:]
+        new.history = self.history[:]  # rows are never changed once written
+        new.winner = self.winner
+        new.shuffles = self.shuffles
+        new.hands = [h[:] for h in self.hands]
+        new.draw_pile = self.draw_pile[:]
+        new.discard = self.discard[:]
+        new.current = self.current
+        new.direction = self.direction
+        new.color = self.color
+        new.stack = self.stack[:]
+        new.windows = self.windows[:]
+        new.uno_declared = self.uno_declared
+        new.uno_exposed = self.uno_exposed
+        new.eliminated = self.eliminated[:]
+        new.teams = self.teams[:] if self.teams is not None else None
+        new.seq = self.seq
+        new._legal = None
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return f"State(round={self.round}, phase={self.phase}, actor={self.actor()}, seq={self.seq})"
+
     # -- serialisation ---------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name in _SAVED:
-            v = getattr(self, name)
-            out[name] = v.to_dict() if name == "config" else _copy(v)
-        return out
+        teams = self.teams
+        return {
+            "format": FORMAT,
+            "config": self.config.to_dict(),
+            "phase": self.phase,
+            "round": self.round,
+            "dealer": self.dealer,
+            "scores": list(self.scores),
+            "history": [_copy(row) for row in self.history],
+            "winner": self.winner,
+            "shuffles": self.shuffles,
+            "seats": [{"status": self.seat_status(s), "team": teams[s] if teams is not None else None}
+                      for s in range(self.config.seats)],
+            "hands": [list(h) for h in self.hands],
+            "draw_pile": list(self.draw_pile),
+            "discard": list(self.discard),
+            "current": self.current,
+            "direction": self.direction,
+            "color": self.color,
+            "stack": [d.to_dict() for d in self.stack],
+            "windows": [w.to_dict() for w in self.windows],
+            "uno_declared": self.uno_declared,
+            "uno_exposed": self.uno_exposed,
+            "seq": self.seq,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "State":
-        kw = {name: _copy(d[name]) for name in _SAVED if name != "config"}
-        return cls(config=Config.from_dict(d["config"]), **kw)
+        """A state from its saved form, format 2 or format 1 (before issue 9)."""
+        version = d.get("format", 1)
+        if version not in (1, FORMAT):
+            raise ValueError(f"unknown state format {version!r}")
+        state = cls(Config.from_dict(d["config"]), list(d["scores"]))
+        for name in ("round", "dealer", "winner", "shuffles", "current", "direction", "color", "uno_declared",
+                     "uno_exposed", "seq"):
+            setattr(state, name, d[name])
+        state.history = [_copy(row) for row in d["history"]]
+        state.hands = [list(h) for h in d["hands"]]
+        state.draw_pile = list(d["draw_pile"])
+        state.discard = list(d["discard"])
+        if version == 1:
+            _from_v1(state, d)
+            return state
+        state.phase = d["phase"]
+        state.stack = [decision_from_dict(x) for x in d["stack"]]
+        state.windows = [decision_from_dict(x) for x in d["windows"]]
+        seats = d["seats"]
+        state.eliminated = [s for s, info in enumerate(seats) if info["status"] == SEAT_ELIMINATED]
+        teams = [info["team"] for info in seats]
+        state.teams = teams if any(t is not None for t in teams) else None
+        return state
 
-    def copy(self) -> "State":
-        return State.from_dict(self.to_dict())
 
-
-#: the fields ``to_dict`` saves and ``from_dict`` reads: all but the caches
-_SAVED: tuple[str, ...] = tuple(f.name for f in fields(State) if f.name != "_legal")
+def _from_v1(state: State, d: dict[str, Any]) -> None:
+    """Format 1: ``status`` active/finished, one ``pending`` decision (``penalty``,
+    ``play_drawn`` with the turn's ``drawn`` cards, ``choose_color``) or None."""
+    state.phase = GAME_OVER if d["status"] == FINISHED else PLAY
+    pending = d["pending"]
+    if pending is not None:
+        # the decision types of format 1 kept their names and fields; ``drawn`` was
+        # the state's and belongs to ``play_drawn`` now
+        state.stack = [decision_from_dict({**pending, "drawn": d.get("drawn") or []})]
 
 
 def _fisher_yates(rng: random.Random, x: list) -> None:

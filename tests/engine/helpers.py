@@ -12,8 +12,7 @@ import json
 from collections import Counter
 from typing import Any, Iterable
 
-from games.engine import EngineError, State, apply, get_deck, legal_actions, new_game
-from games.engine.game import action_key
+from games.engine import EngineError, State, action_key, apply, get_deck, legal_actions, new_game
 
 DECK = get_deck("standard_108")
 DECK_SIZE = len(DECK)
@@ -107,8 +106,8 @@ def arrange(
     state.direction = direction
     state.dealer = (current - direction) % seats if dealer is None else dealer
     state.color = color if color is not None else DECK.color[discard_ids[-1]]
-    state.pending = None
-    state.drawn = []
+    state.stack = []  # nothing pending: an ordinary turn of ``current``
+    state.windows = []
     state.uno_declared = None
     state.uno_exposed = None
     state.round = 1

@@ -1,11 +1,14 @@
 """Option ``stacking``: answering a +2/+4 with another instead of drawing.
 
-The next player then draws the sum; a player who draws resets it.
+The next player then draws the sum; a player who draws resets it (seed 001).  Which
+card may answer which is one table per mode; the :class:`~.turn.Penalty` decision
+lists and plays the answers.
 """
 
 from __future__ import annotations
 
-from . import Rules
+from ..config import OptionSpec, choice
+from ..rules import Module, Rules
 
 TABLES: dict[str, dict[str, frozenset[str]]] = {
     "off": {},
@@ -21,5 +24,9 @@ TABLES: dict[str, dict[str, frozenset[str]]] = {
 }
 
 
-def install(rules: Rules) -> None:
-    rules.stack_on = dict(TABLES[rules.opt("stacking")])
+class Stacking(Module):
+    name = "stacking"
+    options = (OptionSpec("stacking", "off", choice(*TABLES), "penalty stacking"),)
+
+    def install(self, rules: Rules) -> None:
+        rules.stack_on = dict(TABLES[rules.opts["stacking"]])

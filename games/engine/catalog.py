@@ -1,0 +1,107 @@
+"""The catalogue: every family, rule module, option and preset the engine plays, and
+building a game's config and rules from them.
+
+Options are declared by their modules (``Module.options``); a preset is configuration
+of a family.  Names RULES.md gives that nothing plays yet are refused with "not
+supported yet" rather than silently ignored.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Mapping
+
+from .cards import build_deck
+from .config import Config, OptionSpec, Preset
+from .errors import InvalidOptions
+from .rules import Family, Rules
+from .uno.family import UnoFamily
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (UnoFamily(),)}
+
+#: every option, in the order the families' modules declare them
+OPTIONS: dict[str, OptionSpec] = {
+    spec.name: spec for family in FAMILIES.values() for module in family.modules for spec in module.options
+}
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in [
+        Preset("standard", "uno", "standard_108", 2, 10),
+        Preset("house", "uno", "standard_108", 2, 10,
+               {"uno_penalty": 4, "penalty_skips_turn": False, "scoring": "lowest_total"}),
+    ]
+}
+
+#: Named in RULES.md, not played yet: refused with "not supported yet".
+PLANNED_OPTIONS = frozenset(
+    {
+        "hands_to_win", "jump_in_misplay_points", "straights", "continuations", "buzzer_cards",
+        "buzzer_seconds", "teams", "partner_rotation", "replay_cards", "downpour_cards",
+        "deflect_cards", "hand_pass_cards", "targeted_draw_cards", "swap_hands_card", "uno_card",
+        "face_down", "decks",
+    }
+)
+PLANNED_PRESETS = frozenset({"standard_112", "play_uno_com", "duo", "decktet_uno"})
+
+
+def resolve_options(preset: Any, options: Any) -> dict[str, Any]:
+    """Validate ``options`` on top of ``preset`` and return the complete option dict
+    (raises InvalidOptions naming the option)."""
+    if not isinstance(preset, str) or preset not in PRESETS:
+        if isinstance(preset, str) and preset in PLANNED_PRESETS:
+            raise InvalidOptions("ruleset", f"preset {preset!r} is not supported yet")
+        raise InvalidOptions("ruleset", f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise InvalidOptions("options", "must be an object")
+    p = PRESETS[preset]
+    resolved = {name: spec.default for name, spec in OPTIONS.items()}
+    resolved.update(p.options)
+    for name, value in options.items():
+        spec = OPTIONS.get(name)
+        if spec is None:
+            if name in PLANNED_OPTIONS:
+                raise InvalidOptions(name, "this option is not supported yet")
+            raise InvalidOptions(name, "unknown option")
+        if value in spec.planned:
+            raise InvalidOptions(name, f"the value {value!r} is not supported yet")
+        try:
+            resolved[name] = spec.check(value)
+        except ValueError as exc:
+            raise InvalidOptions(name, str(exc)) from None
+    if resolved["rounds"] is not None and "target_score" in options:
+        raise InvalidOptions("rounds", "set either rounds or target_score, not both")
+    return resolved
+
+
+def make_config(preset: Any, options: Any, seats: Any, seed: Any) -> Config:
+    """A game's config from the outside's arguments (raises InvalidOptions)."""
+    resolved = resolve_options(preset, options)
+    p = PRESETS[preset]
+    if isinstance(seats, bool) or not isinstance(seats, int) or not p.min_seats <= seats <= p.max_seats:
+        raise InvalidOptions("max_players", f"{preset} is played by {p.min_seats} to {p.max_seats} players")
+    return Config(preset, seats, str(seed), resolved)
+
+
+@lru_cache(maxsize=256)
+def _build(preset_name: str, seats: int, opts: tuple) -> Rules:
+    preset = PRESETS[preset_name]
+    family = FAMILIES[preset.family]
+    options = dict(opts)
+    rules = Rules(family=family, deck=build_deck(preset.deck, family.deck_parts(options)), seats=seats, opts=options)
+    family.install(rules)
+    for module in family.modules:
+        module.install(rules)
+    rules.finish()
+    return rules
+
+
+def build_rules(config: Config) -> Rules:
+    """The rules of ``config``'s game (built once per preset, seat count and options)."""
+    rules = config._rules
+    if rules is None:
+        rules = _build(config.preset, config.seats, tuple(sorted(config.options.items())))
+        object.__setattr__(config, "_rules", rules)  # a cache on the frozen config (a declared field)
+    return rules

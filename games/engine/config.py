@@ -1,0 +1,88 @@
+"""What defines a game before its first move: option specs, presets, the config.
+
+An option is declared once, by the module that plays it, as an :class:`OptionSpec`
+(name, default, validator, doc); a preset (:class:`Preset`) names its family and base
+deck, its seat range and a bundle of option values.  The catalogue of every module,
+option and preset is :mod:`games.engine.catalog`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+
+def choice(*values: Any) -> Callable[[Any], Any]:
+    """A validator: one of ``values`` (same type too: ``1`` is not ``True``)."""
+
+    def check(v: Any) -> Any:
+        if not any(v == x and type(v) is type(x) for x in values):
+            raise ValueError("must be one of " + ", ".join(repr(x) for x in values))
+        return v
+
+    return check
+
+
+def boolean(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("must be true or false")
+    return v
+
+
+def integer(lo: int, hi: int, nullable: bool = False) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        if v is None and nullable:
+            return None
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ValueError(f"must be an integer from {lo} to {hi}" + (" or null" if nullable else ""))
+        return v
+
+    return check
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str
+    default: Any
+    check: Callable[[Any], Any]
+    doc: str
+    #: values RULES.md names that no module plays yet (refused with "not supported yet")
+    planned: tuple = ()
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A preset: a family, a base deck, a seat range and option values on top of the
+    options' defaults (RULES.md "Presets")."""
+
+    name: str
+    family: str
+    deck: str
+    min_seats: int
+    max_seats: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything that defines a game before its first move."""
+
+    preset: str
+    seats: int
+    seed: str
+    options: Mapping[str, Any]
+    #: the game's :class:`~.rules.Rules`, built once by ``catalog.build_rules``: a
+    #: cache, not part of the config (never compared, hashed, shown or saved); typed
+    #: loosely, the rules being a layer above the config
+    _rules: Any = field(default=None, repr=False, compare=False, hash=False)
+
+    def to_dict(self) -> dict:
+        return {"preset": self.preset, "seats": self.seats, "seed": self.seed, "options": dict(self.options)}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Config":
+        return cls(d["preset"], d["seats"], d["seed"], dict(d["options"]))
+
+    def reseeded(self, seed: str) -> "Config":
+        """The same game with another seed (a different future; shares the rules)."""
+        return Config(self.preset, self.seats, seed, self.options, self._rules)

@@ -1,0 +1,49 @@
+"""The UNO family: 108 cards (a preset's base deck, plus what options add), 7 cards
+dealt, the matching rule (colour, number or symbol; wilds on anything), the round over
+when a hand is empty, and its rule modules.
+
+Presets are configuration of this family (``catalog.PRESETS``).  Duo will be a
+subclass (a ``SETUP`` phase holding the draft's decisions, Player 2 first, its Reverse
+a sequence); its hooks are the ones below.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Sequence
+
+from ..cards import COLORS, Deck
+from ..rules import Family, Module, Rules
+from ..state import State
+from . import rounds, turn
+from .calls import UnoCalls
+from .jump_in import JumpIn
+from .scoring import ScoringModule
+from .seven_zero import SevenZero
+from .stacking import Stacking
+from .standard import StandardCards
+from .wild_draw_four import WildDrawFour
+
+
+class UnoFamily(Family):
+    name = "uno"
+    hand_size = 7
+    colors = COLORS
+    #: declaration order of the options too (the resolved options' key order)
+    modules: ClassVar[Sequence[Module]] = (
+        ScoringModule(), turn.Penalties(), Stacking(), turn.Drawing(), UnoCalls(), JumpIn(), SevenZero(),
+        StandardCards(), WildDrawFour(),
+    )
+
+    def install(self, rules: Rules) -> None:
+        rules.turn = turn.Turn()
+        rules.decision_types.extend(turn.DECISION_TYPES)
+
+    def start_game(self, state: State, rules: Rules, ev: Any) -> None:
+        rounds.start_game(state, rules, ev)
+
+    def playable(self, deck: Deck, color: str | None, rank: str) -> frozenset[int]:
+        colors, ranks = deck.color, deck.rank
+        return frozenset(c for c in range(len(deck)) if colors[c] is None or colors[c] == color or ranks[c] == rank)
+
+    def play_takes_color(self, rules: Rules, seat: int, card: int, hand_size: int) -> bool:
+        return turn.play_takes_color(rules, seat, card, hand_size)
