@@ -437,6 +437,8 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         # OpenAPI links from a created game to the operations on it.
         "games.schema.game_links_hook",
+        # Action: one typed variant per action type, from the engine's registry.
+        "games.schema.typed_actions_hook",
         # 413 on every operation that takes a body.
         "config.middleware.document_payload_too_large",
         # RateLimit-* headers on every response, Retry-After on 429s (last: it also

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from games import engine
+
 #: operation ids that take the game's id as ``game_id``
 GAME_OPERATIONS = (
     "games_retrieve",
@@ -46,3 +48,96 @@ def game_links_hook(result: dict, generator: Any, request: Any, public: bool) ->
         if op_id in operations
     }
     return result
+
+
+# --------------------------------------------------------------------------------------
+# Actions: one typed variant per action type, generated from the engine's registry
+# --------------------------------------------------------------------------------------
+#: posted beside an action's own fields (games.views.ActionsView), never in legal_actions
+EXPECTED_VERSION = {
+    "type": "integer",
+    "minimum": 0,
+    "description": "Refuse with 409 `stale_version` unless the game is still at this version "
+    "(posting only; `legal_actions` entries never carry it).",
+}
+
+
+def _variant_name(action_type: str) -> str:
+    return "".join(part.capitalize() for part in action_type.split("_")) + "Action"
+
+
+def action_variants() -> dict[str, dict]:
+    """Component name -> schema of each player action type the engine registers (so an
+    option that adds an action type is typed without touching the server)."""
+    variants = {}
+    for name, schema in engine.json_schemas().items():
+        schema = {**schema, "properties": {**schema["properties"], "expected_version": EXPECTED_VERSION}}
+        schema.pop("title", None)
+        variants[_variant_name(name)] = schema
+    return variants
+
+
+def typed_actions_hook(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """``Action`` becomes a ``oneOf`` of one typed variant per action type, with ``type``
+    as its discriminator, and it is both the actions endpoint's body and the type of
+    ``legal_actions`` items: an entry is posted verbatim (plus ``expected_version``)."""
+    schemas = result.get("components", {}).get("schemas", {})
+    if "Action" not in schemas:
+        return result
+    variants = action_variants()
+    schemas.update(variants)
+    refs = {name: f"#/components/schemas/{name}" for name in variants}
+    schemas["Action"] = {
+        "description": "One action: a `legal_actions` entry, posted verbatim (optionally with `expected_version`).",
+        "oneOf": [{"$ref": ref} for ref in refs.values()],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {schema["properties"]["type"]["enum"][0]: refs[name] for name, schema in variants.items()},
+        },
+    }
+    for path in result.get("paths", {}).values():
+        for op in path.values():
+            if not isinstance(op, dict):
+                continue
+            for content in op.get("requestBody", {}).get("content", {}).values():
+                if content.get("schema") == {"$ref": "#/components/schemas/ActionRequest"}:
+                    content["schema"] = {"$ref": "#/components/schemas/Action"}
+    schemas.pop("ActionRequest", None)
+    _type_recorded_actions(schemas, refs, variants)
+    if not _references(result, "#/components/schemas/ActionTypeEnum"):
+        schemas.pop("ActionTypeEnum", None)
+    return result
+
+
+#: what a move records beside the players' actions: the server's own (never posted)
+RECORDED_ONLY = {
+    "StartAction": ("start", "the game was started (by its creator): the deal"),
+    "TimeoutAction": ("timeout", "the server acted for a seat whose deadline passed (RULES.md \"Time\")"),
+}
+
+
+def _type_recorded_actions(schemas: dict, refs: dict[str, str], variants: dict[str, dict]) -> None:
+    """``Move.action``: a player's action as posted (without ``expected_version``) or
+    the server's ``start`` / ``timeout``."""
+    move = schemas.get("Move", {}).get("properties", {})
+    if "action" not in move:
+        return
+    mapping = {schema["properties"]["type"]["enum"][0]: refs[name] for name, schema in variants.items()}
+    for name, (kind, doc) in RECORDED_ONLY.items():
+        schemas[name] = {"type": "object", "description": doc, "properties": {"type": {"type": "string", "enum": [kind]}},
+                         "required": ["type"], "additionalProperties": False}
+        mapping[kind] = f"#/components/schemas/{name}"
+    schemas["RecordedAction"] = {
+        "description": "What a move recorded: a player's action, or the server's `start` or `timeout`.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    move["action"] = {"$ref": "#/components/schemas/RecordedAction"}
+
+
+def _references(node: Any, ref: str) -> bool:
+    if isinstance(node, dict):
+        return node.get("$ref") == ref or any(_references(v, ref) for v in node.values())
+    if isinstance(node, list):
+        return any(_references(v, ref) for v in node)
+    return False

@@ -10,9 +10,6 @@ from games import engine
 from games.services import BOT_LEVELS, MAX_TURN_SECONDS
 from players.serializers import StrictCharField, StrictIntegerField
 
-ACTION_TYPES = sorted(engine.ACTION_FIELDS)
-
-
 # -- requests -----------------------------------------------------------------------------
 @extend_schema_field({"type": "string", "enum": list(engine.PRESETS)})
 class RulesetField(StrictCharField):
@@ -44,21 +41,12 @@ class CreateGameSerializer(serializers.Serializer):
 
 
 class ActionSerializer(serializers.Serializer):
-    """One action, e.g. a `legal_actions` entry posted verbatim."""
+    """One action, e.g. a `legal_actions` entry posted verbatim.  Only its name counts:
+    the schema's ``Action`` is generated from the engine's registry of action types
+    (games.schema.typed_actions_hook), one typed variant per type; the view hands the
+    body to the engine, which validates it."""
 
-    type = serializers.ChoiceField(choices=ACTION_TYPES)
-    card = serializers.IntegerField(required=False, help_text="`play`: the card's id.")
-    color = serializers.ChoiceField(
-        choices=list(engine.COLORS), required=False, help_text="`play` of a wild, `choose_color`: the colour named."
-    )
-    target_seat = serializers.IntegerField(
-        required=False, help_text="`catch_uno`: the uncalled player; `play` of a 7 with `seven_zero`: whom to swap with."
-    )
-    uno = serializers.BooleanField(required=False, help_text="`play`: call UNO with this play (next-to-last card).")
-    expected_version = serializers.IntegerField(
-        required=False, min_value=0,
-        help_text="Refuse with 409 `stale_version` unless the game is still at this version.",
-    )
+    type = serializers.CharField()
 
 
 # -- responses ----------------------------------------------------------------------------

@@ -1,0 +1,105 @@
+"""The OpenAPI schema types every action: one variant per action type of the engine's
+registry, discriminated by ``type``; the actions endpoint's body and ``legal_actions``
+items are the same type, so an entry is posted verbatim."""
+
+from __future__ import annotations
+
+import random
+
+import jsonschema
+import pytest
+import yaml
+
+from games import engine
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def schema(api) -> dict:
+    response = api.get("/api/schema/")
+    assert response.status_code == 200
+    return yaml.safe_load(response.content)
+
+
+def validator(schema: dict, name: str) -> jsonschema.Draft7Validator:
+    """A validator of the component ``name`` that resolves the schema's ``$ref``s."""
+    root = {"components": schema["components"], "$ref": f"#/components/schemas/{name}"}
+    return jsonschema.Draft7Validator(root)
+
+
+def test_every_player_action_type_of_the_engine_is_a_typed_variant(schema):
+    action = schema["components"]["schemas"]["Action"]
+    mapping = action["discriminator"]["mapping"]
+    assert action["discriminator"]["propertyName"] == "type"
+    assert set(mapping) == set(engine.ACTION_FIELDS)  # every player action type, no system one
+    assert "timeout" not in mapping
+    for kind, ref in mapping.items():
+        variant = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
+        assert variant["properties"]["type"]["enum"] == [kind]
+        assert set(variant["properties"]) == {"type", "expected_version", *engine.ACTION_FIELDS[kind]}
+        assert set(variant["required"]) == {"type", *(f for f, req in engine.ACTION_FIELDS[kind].items() if req)}
+        assert variant["additionalProperties"] is False
+
+
+def test_the_actions_body_and_legal_actions_items_are_one_type(schema):
+    body = schema["paths"]["/api/v1/games/{game_id}/actions"]["post"]["requestBody"]
+    assert body["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/Action"}
+    legal = schema["components"]["schemas"]["Game"]["properties"]["legal_actions"]
+    assert legal["items"] == {"$ref": "#/components/schemas/Action"}
+
+
+def test_the_schema_accepts_what_the_engine_lists_and_refuses_malformed_actions(schema):
+    check = validator(schema, "Action")
+    rng = random.Random(7)
+    seen: set[str] = set()
+    for seed in range(30):
+        options = {"jump_in": "exact", "seven_zero": True} if seed % 2 else {}
+        state = engine.new_game("standard", options, 2 + seed % 3, seed)
+        for _ in range(200):
+            if state.status != engine.ACTIVE:
+                break
+            for seat in range(state.config.seats):
+                for action in engine.legal_actions(state, seat):
+                    check.validate(action)
+                    check.validate({**action, "expected_version": 3})
+                    seen.add(action["type"])
+            actor = state.actor()
+            engine.apply(state, actor, rng.choice(engine.legal_actions(state, actor)))
+    assert seen >= {"play", "draw", "pass", "call_uno", "choose_color"}
+    for bad in (
+        {"type": "play"},  # no card
+        {"type": "draw", "card": 3},  # a field draw does not take
+        {"type": "play", "card": "3"},
+        {"type": "choose_color", "color": "purple"},
+        {"type": "timeout"},  # the server's own
+        {"type": "fly"},
+        {"card": 3},
+    ):
+        assert not check.is_valid(bad), bad
+
+
+def test_recorded_moves_conform_to_recorded_action(schema, make_player):
+    from rest_framework.test import APIClient
+
+    clients = []
+    for _ in range(2):
+        _, token = make_player()
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        clients.append(client)
+    alice, bob = clients
+    gid = alice.post("/api/v1/games", {"ruleset": "standard", "max_players": 2}, format="json").json()["id"]
+    assert bob.post(f"/api/v1/games/{gid}/join").status_code == 200
+    assert alice.post(f"/api/v1/games/{gid}/start").status_code == 200
+    for _ in range(6):
+        views = [c.get(f"/api/v1/games/{gid}").json() for c in clients]
+        mover = next(i for i, v in enumerate(views) if v["seat"] == v["current_seat"])
+        action = views[mover]["legal_actions"][0]
+        assert clients[mover].post(f"/api/v1/games/{gid}/actions", action, format="json").status_code == 200
+    moves = alice.get(f"/api/v1/games/{gid}/moves").json()["results"]
+    check = validator(schema, "RecordedAction")
+    for move in moves:
+        check.validate(move["action"])
+    assert moves[0]["action"] == {"type": "start"} and len(moves) == 7
+    assert not check.is_valid({"type": "start", "card": 1})
