@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
+
+    def ready(self) -> None:
+        """Register the listeners of the "move committed" signal (games.signals): the
+        webhooks first, then the bot steps and countdowns (the order they ran in when
+        one function did both)."""
+        from games import notifications, scheduling, signals
+
+        signals.listen("notifications", wants=notifications.wants, run=notifications.after_move)
+        signals.listen("scheduling", wants=scheduling.wants, run=scheduling.after_move)

@@ -32,8 +32,13 @@ class Game(models.Model):
     #: the engine's state (games.engine.State.to_dict()); null while waiting
     state = models.JSONField(null=True, blank=True)
     round = models.PositiveIntegerField(default=0)
-    #: the seat that owes the next decision (denormalised from ``state`` for queries)
+    #: the seat in turn: the one that owes the next in-turn decision (denormalised from
+    #: ``state`` for queries)
     current_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: every decision owed now, each with its seat and deadline (games.obligations:
+    #: written by the move that changed the state); null in games stored before it
+    obligations = models.JSONField(null=True, blank=True)
+    #: the earliest deadline of the obligations: when the server next acts by itself
     deadline = models.DateTimeField(null=True, blank=True)
     winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

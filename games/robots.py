@@ -1,9 +1,12 @@
 """Services for the seats nobody is playing right now: bots, autopilot and the timer.
 
-Each function locks the game row(s), re-checks the game's version or deadline, and
+Each function locks the game row(s), re-checks the game's version or deadlines, and
 does nothing when the game has moved on, so a task that runs twice or late is
-harmless.  The timer works in batches (:func:`sweep_deadlines`): many overdue games
-per transaction, written back with one statement per table.
+harmless.  Both work from the game's obligations (``games.obligations``): a bot acts on
+every decision its seat owes, in turn and in windows, when its time comes; the timer
+enforces every overdue obligation with the engine's action for it.  The timer works in
+batches (:func:`sweep_deadlines`): many overdue games per transaction, written back
+with one statement per table.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -20,42 +24,81 @@ from django.utils import timezone
 
 from config.problems import ApiError
 from config.resilience import TRANSIENT_ERRORS
-from games import bots, engine, scheduling, selectors
+from games import bots, engine, obligations, scheduling, selectors, signals
 from games.models import Game, GameStatus, MoveBy, Seat
-from games.services import RecordedMove, after_commit, apply_and_record, prepare_action, write_moves
+from games.obligations import REVIVE, TIMEOUT, Obligation, is_robot
+from games.services import RecordedMove, apply_and_record, prepare_action, update_rows, write_moves
 
 log = logging.getLogger(__name__)
 _rng = random.SystemRandom()
-TIMEOUT = {"type": "timeout"}
 
 
 def _level(seat: Seat) -> str:
     return seat.bot_level or settings.UNO_AUTOPILOT_LEVEL
 
 
-def _decide(game: Game) -> tuple[int | None, dict | None]:
-    """What the robot seats of ``game`` (as read, not locked) want to do: the first
-    (seat, action) in acting order, or (actor, None) when the robot whose turn it is
-    has nothing (its policy failed), or (None, None) when no robot acts.
+@dataclass
+class Choice:
+    """What the robots of a game want to do now (:func:`_decide`)."""
 
-    The other robot seats get their out-of-turn chance (call or catch UNO, jump in)
-    before the seat whose turn it is moves and closes it.  Runs with no lock and no
-    transaction: the ``hard`` search takes its whole budget, and on SQLite a
-    transaction would hold the database's only write lock all that time.
+    #: the robot seat that acts now, and its action (None: the robot in turn has
+    #: nothing, its policy failed); seat None: no robot acts now
+    seat: int | None = None
+    action: dict | None = None
+    #: when the first robot that waits (a person would take a while: a buzz) acts
+    later: datetime | None = None
+
+
+def _decide(game: Game, seats: Sequence[Seat], owed: Sequence[Obligation], now: datetime) -> Choice:
+    """What the robot seats of ``game`` (as read, not locked) want to do: the first
+    robot in acting order with an action due now, or the robot whose turn it is with
+    no action (its policy failed), or nobody.
+
+    A robot acts on every decision it owes, in turn and in windows, and on its
+    out-of-turn chances (call or catch UNO, jump in): the other robot seats are asked
+    before the seat whose turn it is, which would close those chances.  An action its
+    policy says a person takes after a while (``bots.reaction_delay``: a buzz) is due
+    that long after the decision it answers began (:func:`_due`); until then the robot
+    waits (``Choice.later``).  Runs with no lock and no transaction: the ``hard``
+    search takes its whole budget, and on SQLite a transaction would hold the
+    database's only write lock all that time.
     """
     state = engine.State.from_dict(game.state)
     actor = state.actor()
-    robots = {s.seat: s for s in game.seats.all() if s.is_bot or s.autopilot}
+    robots = {s.seat: s for s in seats if is_robot(s)}
+    out = Choice()
     for seat in bots.acting_order(actor, list(robots), _rng):
-        rng = random.Random(_rng.random())
+        level = _level(robots[seat])
         try:
-            action = bots.decide(_level(robots[seat]), state, seat, rng, budget_ms=settings.UNO_HARD_BUDGET_MS)
+            action = bots.decide(level, state, seat, random.Random(_rng.random()),
+                                 budget_ms=settings.UNO_HARD_BUDGET_MS)
         except Exception:
-            log.exception("game %s: the %s bot of seat %s failed", game.pk, _level(robots[seat]), seat)
+            log.exception("game %s: the %s bot of seat %s failed", game.pk, level, seat)
             action = None
+        if action is not None:
+            due = _due(game, state, seat, level, action, owed)
+            if due > now:
+                out.later = due if out.later is None else min(out.later, due)
+                continue
         if action is not None or seat == actor:
-            return seat, action
-    return None, None
+            out.seat, out.action = seat, action
+            return out
+    return out
+
+
+def _due(game: Game, state: engine.State, seat: int, level: str, action: dict,
+         owed: Sequence[Obligation]) -> datetime:
+    """When a robot of ``level`` at ``seat`` posts ``action``: its policy's reaction
+    time (``bots.reaction_delay``: 0 but for an action in a window, a buzz) after the
+    decision it answers began: the latest window the seat owes (else its latest
+    decision, else the game's last move).  The delay is drawn from a generator seeded by
+    that decision, so that every step of the bot finds the same time."""
+    mine = [o for o in owed if o.seat == seat]
+    windows = [o for o in mine if o.kind != obligations.TURN]
+    answers = max(windows or mine, key=lambda o: o.at, default=None)
+    start = answers.at if answers is not None else game.updated_at
+    seed = f"{game.pk}:{seat}:{answers.since if answers else game.version}:{answers.decision if answers else ''}"
+    return start + timedelta(seconds=bots.reaction_delay(level, state, action, random.Random(seed)))
 
 
 def _apply(game: Game, seat: int, action: dict | None) -> bool:
@@ -71,7 +114,7 @@ def _apply(game: Game, seat: int, action: dict | None) -> bool:
         except ApiError as exc:  # the engine refused it and changed nothing
             log.error("game %s: seat %s's bot chose a refused action %r: %s", game.pk, seat, action, exc.detail)
     if seat == state.actor():
-        apply_and_record(game, state, seat, TIMEOUT, MoveBy.TIMER)
+        apply_and_record(game, state, seat, obligations.SYSTEM_ACTIONS[TIMEOUT], MoveBy.TIMER)
         return True
     return False
 
@@ -79,12 +122,23 @@ def _apply(game: Game, seat: int, action: dict | None) -> bool:
 def bot_step(game_id: int, version: int) -> bool:
     """Let one bot or autopilot seat of ``game_id`` act if the game is still at
     ``version``; True if one did.  The decision is made from a plain read; the game
-    row is locked only to check the version and record the move."""
+    row is locked only to check the version and record the move.  The move's
+    follow-ups queue the next step (another robot may owe a decision too: each acts
+    in turn, when it is due); when no robot acted because those with something to do
+    wait (a person's reaction time), the step comes back when the first is due."""
     game = _running_at(Game.objects.all(), game_id, version)
     if game is None:
         return False
-    seat, action = _decide(game)
+    seats = list(game.seats.all())
+    owed = obligations.current(game, seats)
+    decided = _decide(game, seats, owed, timezone.now())
+    seat, action = decided.seat, decided.action
     if seat is None:
+        if decided.later is not None:  # a robot waits: come back then (a task runs in no
+            # transaction: at once; a caller's transaction, once it commits)
+            later = decided.later
+            transaction.on_commit(lambda: scheduling.queue_bot_step(
+                game_id, version, (later - timezone.now()).total_seconds()))
         return False
     with transaction.atomic():
         game = _running_at(Game.objects.select_for_update(), game_id, version)
@@ -102,14 +156,14 @@ def _running_at(games, game_id: int, version: int) -> Game | None:
 
 
 def resume(game_id: int) -> None:
-    """Queue again what the game's current version calls for (scheduling.after_move)."""
+    """Queue again what the game's current version calls for (its follow-ups)."""
     version = Game.objects.filter(pk=game_id).values_list("version", flat=True).first()
     if version is not None:
-        scheduling.after_move(game_id, version)
+        signals.committed(game_id, version)
 
 
 # --------------------------------------------------------------------------------------
-# Deadlines: the timer acts for a human seat whose time is up, many games at a time
+# Deadlines: the timer enforces the overdue obligations, many games at a time
 # --------------------------------------------------------------------------------------
 #: overdue games taken per transaction.  PostgreSQL locks just their rows (SKIP LOCKED:
 #: concurrent sweeps take disjoint batches, and a game a request is moving is left to
@@ -130,10 +184,11 @@ class Batch:
 
     #: overdue games it locked (a full batch: more may be waiting)
     taken: int = 0
-    #: ids of the games it gave a timer move, committed
+    #: the game id of each timer move it committed (a game whose obligations of several
+    #: seats were overdue at once is listed once per move)
     timed_out: list[int] = field(default_factory=list)
-    #: (id, version) of overdue games whose decision a robot owes (its bot task was lost):
-    #: for :func:`bot_step`, after the commit
+    #: (id, version) of overdue games where only a robot's obligation is overdue (its bot
+    #: task was lost): for :func:`bot_step`, after the commit
     robots: list[tuple[int, int]] = field(default_factory=list)
     #: ids of the games whose timeout could not be applied or written (logged)
     failed: list[int] = field(default_factory=list)
@@ -153,16 +208,48 @@ def _overdue(now, limit: int, game_id: int | None, exclude: Sequence[int], skip_
     return list(games.order_by("deadline")[:limit])
 
 
-def _time_out(game: Game, seat: Seat, now) -> RecordedMove:
-    """The timer's move for the human ``seat`` that owes ``game``'s decision: one more
-    timeout in a row (at ``UNO_MAX_TIMEOUTS`` the seat goes on autopilot until its
-    player acts again), then the engine's ``timeout`` for it.  Writes nothing."""
-    seat.timeouts += 1
-    if seat.timeouts >= settings.UNO_MAX_TIMEOUTS:
-        seat.autopilot = True  # (before the move: the next deadline, if the seat owes it, is a robot's)
-    recorded = prepare_action(game, engine.State.from_dict(game.state), seat.seat, TIMEOUT, MoveBy.TIMER, now=now)
-    recorded.seats.append(seat)
+def _act_for(game: Game, owed: Obligation, seat: Seat | None, now: datetime) -> RecordedMove:
+    """The timer's move for the overdue obligation ``owed`` of ``game`` (``seat``: its
+    seat's row), with the engine's action for it, written by nobody yet:
+
+    - ``timeout`` for a human's decision under the turn's deadline, one more timeout in a
+      row for the seat (at ``UNO_MAX_TIMEOUTS`` it goes on autopilot until its player
+      acts again);
+    - ``expire`` for a decision whose own deadline passed (a buzz window), robot or
+      human: not a timeout of the seat's."""
+    if owed.enforce == TIMEOUT:
+        assert seat is not None, f"no seat {owed.seat}"
+        seat.timeouts += 1
+        if seat.timeouts >= settings.UNO_MAX_TIMEOUTS:
+            seat.autopilot = True  # (before the move: what the seat owes next is a robot's)
+    state = engine.State.from_dict(game.state)
+    recorded = prepare_action(game, state, owed.seat, obligations.SYSTEM_ACTIONS[owed.enforce], MoveBy.TIMER, now=now)
+    if owed.enforce == TIMEOUT:
+        recorded.seats.append(seat)  # type: ignore[arg-type]
     return recorded
+
+
+def _enforce(game: Game, now: datetime) -> tuple[list[RecordedMove], bool]:
+    """The timer's moves for every obligation of the locked ``game`` (taken because its
+    ``deadline`` passed) overdue at ``now``, earliest first (each move may answer or
+    change the others: they are read again after each), and whether a robot's
+    obligation is overdue (its bot task was lost: :func:`bot_step` revives it).  A
+    ``deadline`` column set before the obligations' earliest (by hand: an operator, a
+    test) makes that earliest due.  Writes nothing; raises if the engine cannot act."""
+    seats = {s.seat: s for s in game.seat_list}
+    moves: list[RecordedMove] = []
+    for _ in range(4 * len(seats) + 4):  # each move answers an obligation: a bound, not a limit
+        owed = obligations.current(game, game.seat_list)
+        due = [o for o in owed if o.overdue(now)]
+        if not due and not moves:
+            first = obligations.earliest(owed)
+            due = [o for o in owed if first is not None and o.deadline == first]
+        enforced = sorted((o for o in due if o.enforce != REVIVE), key=lambda o: o.deadline)  # type: ignore[arg-type,return-value]
+        if not enforced:
+            return moves, any(o.enforce == REVIVE for o in due)
+        moves.append(_act_for(game, enforced[0], seats.get(enforced[0].seat), now))
+    log.warning("game %s: overdue obligations left after %s timer moves", game.pk, len(moves))
+    return moves, False
 
 
 def _forget_ids(recorded: RecordedMove) -> None:
@@ -174,13 +261,16 @@ def _forget_ids(recorded: RecordedMove) -> None:
 
 def _write(recorded: list[RecordedMove]) -> list[RecordedMove]:
     """Write ``recorded`` in one go (a savepoint: a failure undoes these writes only);
-    should that fail, each move in a savepoint of its own, so that a game whose rows
-    cannot be written (a bug, a hand-edited row) neither stops the others nor rolls
-    back their moves.  A transient failure (a lock wait given up, a lost connection)
-    is raised: the whole batch is rolled back and the next sweep takes it again.
-    Returns the moves written."""
+    should that fail, each game's moves in a savepoint of their own, so that a game
+    whose rows cannot be written (a bug, a hand-edited row) neither stops the others nor
+    rolls back their moves.  A transient failure (a lock wait given up, a lost
+    connection) is raised: the whole batch is rolled back and the next sweep takes it
+    again.  Returns the moves written."""
     if not recorded:
         return []
+    by_game: dict[int, list[RecordedMove]] = {}
+    for one in recorded:
+        by_game.setdefault(one.game.pk, []).append(one)
     try:
         with transaction.atomic():
             write_moves(recorded)
@@ -188,22 +278,23 @@ def _write(recorded: list[RecordedMove]) -> list[RecordedMove]:
     except TRANSIENT_ERRORS:
         raise
     except Exception:
-        if len(recorded) == 1:
+        if len(by_game) == 1:
             log.exception("game %s: its timer move could not be written", recorded[0].game.pk)
             return []
-        log.warning("a batch of %s timer moves could not be written at once: writing them one by one", len(recorded),
-                    exc_info=True)
+        log.warning("a batch of %s timer moves could not be written at once: writing them game by game",
+                    len(recorded), exc_info=True)
     written = []
-    for one in recorded:
-        _forget_ids(one)
+    for game_id, moves in by_game.items():
+        for one in moves:
+            _forget_ids(one)
         try:
             with transaction.atomic():
-                write_moves([one])
-            written.append(one)
+                write_moves(moves)
+            written += moves
         except TRANSIENT_ERRORS:
             raise
         except Exception:
-            log.exception("game %s: its timer move could not be written", one.game.pk)
+            log.exception("game %s: its timer move could not be written", game_id)
     return written
 
 
@@ -211,39 +302,46 @@ def enforce_batch(limit: int, *, game_id: int | None = None, version: int | None
                   exclude: Sequence[int] = (), skip_locked: bool = True) -> Batch:
     """One transaction of the sweeper: take up to ``limit`` overdue games (only
     ``game_id``, at ``version``, when given; none of ``exclude``), read their seats in
-    one query, apply the timer's ``timeout`` for each game whose decision a human seat
-    owes, and write every move, game row and seat in one statement per table.  The games whose
-    decision a robot owes are returned for :func:`bot_step` (run them after the
-    commit: a bot decides without a lock).  Follow-ups (``after_move``) are queued,
-    after the commit, only for the games that call for any (bots, webhooks,
-    countdowns).  Safe to run twice, late and concurrently: every game is locked and
-    its deadline re-checked in the same transaction."""
+    one query, enforce each game's overdue obligations (:func:`_enforce`: a human's
+    ``timeout``, a window's ``expire``), and write every move, game row and seat in one
+    statement per table.  The games where only a robot's obligation is overdue are
+    returned for :func:`bot_step` (run them after the commit: a bot decides without a
+    lock).  Follow-ups (the "move committed" signal) run after the commit, only for
+    the games that call for any (bots, webhooks, countdowns).  Safe to run twice, late
+    and concurrently: every game is locked and its obligations re-checked in the same
+    transaction."""
     batch = Batch()
     with transaction.atomic():
         now = timezone.now()
         games = _overdue(now, limit, game_id, exclude, skip_locked)
         batch.taken = len(games)
         selectors.load_seats_of(games)
-        recorded = []
+        recorded, stale = [], []
         for game in games:
             if version is not None and game.version != version:
                 continue
-            seat = next((s for s in game.seat_list if s.seat == game.current_seat), None)
-            if scheduling.is_robot(seat):
-                batch.robots.append((game.pk, game.version))
-                continue
             try:
-                recorded.append(_time_out(game, seat, now))
+                moves, revive = _enforce(game, now)
             except Exception:  # a broken game (or a bug) must not stop the others
-                log.exception("game %s: the timer could not act for seat %s", game.pk, game.current_seat)
+                log.exception("game %s: the timer could not act on its overdue obligations", game.pk)
                 batch.failed.append(game.pk)
+                continue
+            recorded += moves
+            if revive and not moves:  # (a timer move queues its own bot step)
+                batch.robots.append((game.pk, game.version))
+            elif not moves:  # a deadline column where no obligation has one (set by hand)
+                game.deadline = None
+                stale.append(game)
+        if stale:
+            update_rows(stale, ("deadline",))
         written = _write(recorded)
         kept = {id(one) for one in written}
-        batch.failed += [one.game.pk for one in recorded if id(one) not in kept]
+        batch.failed += list(dict.fromkeys(one.game.pk for one in recorded if id(one) not in kept))
         for one in written:
-            after_commit(one.game)
             batch.timed_out.append(one.game.pk)
-            log.debug("game %s: seat %s timed out (%s in a row)", one.game.pk, one.move.seat, one.seats[0].timeouts)
+            log.debug("game %s: the timer acted for seat %s (%s)", one.game.pk, one.move.seat, one.move.action["type"])
+        for game in {id(one.game): one.game for one in written}.values():
+            signals.on_commit(game)
     if batch.timed_out or batch.failed:
         log.info("deadlines: %s timer moves, %s failed, %s owed by a bot", len(batch.timed_out), len(batch.failed),
                  len(batch.robots))

@@ -104,6 +104,7 @@ def typed_actions_hook(result: dict, generator: Any, request: Any, public: bool)
                     content["schema"] = {"$ref": "#/components/schemas/Action"}
     schemas.pop("ActionRequest", None)
     _type_recorded_actions(schemas, refs, variants)
+    _type_pending(schemas)
     if not _references(result, "#/components/schemas/ActionTypeEnum"):
         schemas.pop("ActionTypeEnum", None)
     return result
@@ -133,6 +134,33 @@ def _type_recorded_actions(schemas: dict, refs: dict[str, str], variants: dict[s
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
     move["action"] = {"$ref": "#/components/schemas/RecordedAction"}
+
+
+def _type_pending(schemas: dict) -> None:
+    """``pending``: a ``oneOf`` of one variant per decision type the engine shows
+    (``Decision.public_schema``: the fields its ``public`` adds to ``type`` and ``seat``)."""
+    if "Pending" not in schemas:
+        return
+    mapping = {}
+    for name, decision in engine.DECISIONS.items():
+        if not decision.shown:
+            continue
+        component = "".join(part.capitalize() for part in name.split("_")) + "Pending"
+        schemas[component] = {
+            "type": "object",
+            "description": (decision.__doc__ or "").strip().split("\n\n")[0],
+            "properties": {"type": {"type": "string", "enum": [name]},
+                           "seat": {"type": "integer", "description": "the seat that owes it"},
+                           **decision.public_schema},
+            "required": ["type", "seat", *decision.public_schema],
+            "additionalProperties": False,
+        }
+        mapping[name] = f"#/components/schemas/{component}"
+    schemas["Pending"] = {
+        "description": "What the game waits for, if anything special: one variant per decision type.",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
 
 
 def _references(node: Any, ref: str) -> bool:

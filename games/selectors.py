@@ -15,7 +15,7 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 
-from games import engine
+from games import engine, obligations
 from games.models import Game, GameStatus, Move, Round, Seat
 from players.models import Player, Webhook
 
@@ -173,7 +173,7 @@ def etag_for(game: Game, viewer: int | None) -> str:
     return f'W/"g{game.pk}-v{game.version}-{stamp}-s{"x" if viewer is None else viewer}"'
 
 
-def _player_entry(seat: Seat, view_player: dict | None) -> dict:
+def _player_entry(seat: Seat, view_player: dict | None, deadline=None) -> dict:
     return {
         "seat": seat.seat,
         "username": seat.player.username if seat.player_id else None,
@@ -182,6 +182,7 @@ def _player_entry(seat: Seat, view_player: dict | None) -> dict:
         "autopilot": seat.autopilot,
         "hand_count": view_player["hand_count"] if view_player else 0,
         "score": view_player["score"] if view_player else 0,
+        "deadline": deadline,
     }
 
 
@@ -214,6 +215,7 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
         "discard_pile_count": 0,
         "pending": None,
         "uno_catchable_seat": None,
+        "obligations": [],
         "winner": None,
         "legal_actions": [],
     }
@@ -224,7 +226,10 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
         return out
     state = engine.State.from_dict(game.state)
     v = engine.view(state, seat)
-    out["players"] = [_player_entry(s, v["players"][s.seat]) for s in seats]
+    owed = obligations.current(game, seats, state)
+    deadlines = obligations.seat_deadlines(owed, len(v["players"]))
+    out["players"] = [_player_entry(s, v["players"][s.seat], deadlines[s.seat]) for s in seats]
+    out["obligations"] = obligations.public(owed)
     for key in ("current_seat", "dealer", "direction", "top_card", "current_color", "draw_pile_count",
                 "discard_pile_count", "pending", "uno_catchable_seat"):
         out[key] = v[key]

@@ -64,15 +64,40 @@ class SeatInGameSerializer(serializers.Serializer):
     autopilot = serializers.BooleanField(help_text="A bot plays this human seat (timeouts or left the game).")
     hand_count = serializers.IntegerField()
     score = serializers.IntegerField()
+    deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="The earliest deadline of the decisions this seat owes (see `obligations`); null when it owes "
+        "none with a deadline.",
+    )
+
+
+class ObligationSerializer(serializers.Serializer):
+    """One decision owed now: a game may owe several at once (the turn, and a window such
+    as a buzz that several seats owe), each with its own deadline."""
+
+    seat = serializers.IntegerField(help_text="The seat that owes it.")
+    type = serializers.CharField(
+        help_text="The decision's type: `turn`, or `pending`'s type (`penalty`, `choose_color`, `play_drawn`...) "
+        "for the decision on top, or a window's (e.g. a buzz)."
+    )
+    kind = serializers.CharField(
+        help_text="Its deadline's kind: `turn` (the game's `turn_seconds`), or a window's own (its length set by an "
+        "option, e.g. `buzzer_seconds`)."
+    )
+    deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the server acts on it if the seat has not: the timer acts for a late human, a window closes "
+        "on the seats still owing it, a bot that has not acted is woken; null: never by itself.",
+    )
 
 
 class PendingSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=["penalty", "choose_color", "play_drawn"])
+    """What the game waits for.  Only its name counts: the schema's ``Pending`` is
+    generated from the engine's decision types (games.schema.typed_actions_hook), one
+    typed variant per type (``Decision.public_schema``)."""
+
+    type = serializers.CharField()
     seat = serializers.IntegerField()
-    amount = serializers.IntegerField(required=False, help_text="penalty: cards to draw")
-    kind = serializers.CharField(required=False, help_text="penalty: draw_two or wild_draw_four")
-    challengeable = serializers.BooleanField(required=False)
-    drawn_count = serializers.IntegerField(required=False)
 
 
 class WinnerSerializer(serializers.Serializer):
@@ -107,7 +132,12 @@ class GameSerializer(serializers.Serializer):
     uno_catchable_seat = serializers.IntegerField(
         allow_null=True, help_text="A seat that played its next-to-last card without calling UNO."
     )
-    deadline = serializers.DateTimeField(allow_null=True)
+    obligations = ObligationSerializer(
+        many=True, help_text="Every decision owed now, by whom and until when (empty unless the game is active)."
+    )
+    deadline = serializers.DateTimeField(
+        allow_null=True, help_text="The earliest deadline of `obligations`: when the server next acts by itself."
+    )
     winner = WinnerSerializer(allow_null=True)
     seed = serializers.CharField(required=False, help_text="Revealed once the game is finished.")
     hand = CardSerializer(many=True, required=False, help_text="The caller's own cards (absent for spectators).")

@@ -1,7 +1,11 @@
 """Every write to a game, one function each, inside ``transaction.atomic`` with the
 game row locked.  A rejected request raises :class:`ApiError` and changes nothing.
-Follow-up work (bots, timers, notifications) is enqueued with
-``transaction.on_commit``.
+
+Recording a move (:func:`prepare_move`, :func:`write_moves`) brings the game row to the
+new state, its obligations and deadlines included (``games.obligations``), and emits
+the "move committed" signal (``games.signals.on_commit``); what follows a move (bots,
+countdowns, notifications) listens to it.  This module never imports the scheduler or
+the tasks.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
 from config.problems import ApiError
-from games import engine, scheduling, selectors
+from games import engine, obligations, selectors, signals
 from games.engine import EngineError, InvalidOptions
 from games.models import Game, GameStatus, IdempotencyRecord, Move, MoveBy, Round, Score, Seat
 
@@ -143,14 +147,18 @@ def leave_game(*, player, game_id: int) -> Game | None:
 def _leave_running(game: Game, seat: Seat) -> Game:
     if game.status == GameStatus.FINISHED:
         raise ApiError(409, "game_finished", "the game is over")
-    # Leaving a running game hands the seat to the autopilot for the rest of the game.
+    # Leaving a running game hands the seat to the autopilot for the rest of the game:
+    # what it owes becomes a robot's (its bot's time, and a deadline that revives it if
+    # its task is lost; a window's own deadline stays).
+    seats = selectors.load_seats(game).seat_list
+    previous = obligations.current(game, seats)
+    seat = next(s for s in seats if s.pk == seat.pk)
     seat.autopilot = True
     seat.save(update_fields=["autopilot"])
-    if game.current_seat == seat.seat:
-        # the autopilot owes this decision now: a bot's deadline revives it if its task is lost
-        game.deadline = scheduling.deadline_for(game, timezone.now())
-    game.save(update_fields=["updated_at", "deadline"])
-    after_commit(game)
+    obligations.record(game, engine.State.from_dict(game.state), seats, timezone.now(), acted=None,
+                       previous=previous)
+    game.save(update_fields=["updated_at", "obligations", "deadline", "current_seat"])
+    signals.on_commit(game)
     return game
 
 
@@ -201,11 +209,14 @@ def act(
         if expected_version is not None and expected_version != game.version:
             raise ApiError(409, "stale_version", f"the game is at version {game.version}", version=game.version)
         state = engine.State.from_dict(game.state)
+        back = bool(seat_row.timeouts or seat_row.autopilot)
+        # acting again takes a seat off autopilot: its obligations are a human's again
+        # (set before the move, which gives them their deadlines; a refused action
+        # writes nothing)
+        seat_row.timeouts, seat_row.autopilot = 0, False  # the loaded seat the answer shows
         events = apply_and_record(game, state, seat_row.seat, action, MoveBy.PLAYER, player)
-        if seat_row.timeouts or seat_row.autopilot:
-            # acting again takes a seat off autopilot
+        if back:
             Seat.objects.filter(pk=seat_row.pk).update(timeouts=0, autopilot=False)
-            seat_row.timeouts, seat_row.autopilot = 0, False  # the loaded seat the answer shows
     return game, seat_row.seat, events
 
 
@@ -222,21 +233,24 @@ def prepare_action(
     """Apply ``action`` of ``seat`` to ``state`` (the locked ``game``'s) and return what
     recording it changes (:func:`prepare_move`), written by nobody yet.  A refused
     action raises :class:`ApiError` and changes nothing.  The timer's ``timeout`` is
-    a system action (the engine accepts it for the seat that owes the decision)."""
+    a system action (the engine accepts it for the seat that owes the decision), and so
+    is ``expire``, for a seat owing a window whose own deadline passed: that seat did not
+    act in its turn (its turn's clock runs on)."""
     round_before = state.round
     try:
         events = engine.apply(state, seat, action, system=by == MoveBy.TIMER)
     except EngineError as exc:
         raise engine_problem(exc) from None
-    return prepare_move(game, state, round_before, seat, dict(action), events, by, player, seat,
+    acted = None if action.get("type") == "expire" else seat
+    return prepare_move(game, state, round_before, seat, dict(action), events, by, player, acted,
                         timezone.now() if now is None else now)
 
 
 #: the columns of the game row that a recorded move changes (start_game sets the
 #: first two before its move); the others are left out of the UPDATE
 _RECORDED_FIELDS = (
-    "status", "started_at", "version", "state", "round", "current_seat", "winner_seat", "finished_at", "deadline",
-    "updated_at",
+    "status", "started_at", "version", "state", "round", "current_seat", "winner_seat", "finished_at",
+    "obligations", "deadline", "updated_at",
 )
 
 
@@ -281,10 +295,12 @@ def prepare_move(
 ) -> RecordedMove:
     """What recording a move changes, each rule once: the move appended at the next
     version, the rounds it started and ended, and the game row brought to ``state``
-    (its new snapshot, whose turn it is, the result, the deadline of the decision now
-    owed).  Changes ``game`` in memory only; reads nothing but ``game``'s seats
-    (``seat_list`` when loaded) for a new deadline."""
-    previous_actor = game.current_seat
+    (its new snapshot, whose turn it is, the result, every decision now owed with its
+    deadline: ``games.obligations``, ``acting_seat`` being the seat that acted, None
+    for nobody's turn).  Changes ``game`` in memory only; reads nothing but ``game``'s
+    seats (``seat_list`` when loaded)."""
+    seats = selectors.seats_of(game)
+    previous = obligations.current(game, seats) if state.round == round_no else []
     game.version += 1
     move = Move(
         game=game,
@@ -302,25 +318,23 @@ def prepare_move(
             started.append(Round(game=game, number=e["round"], dealer=e["dealer"]))
         elif e["type"] == "round_ended":
             ended.append(RoundEnd(e["round"], e["winner"], now, list(e["points"]), list(e["hand_points"])))
+    obligations.record(game, state, seats, now, acted=acting_seat, previous=previous)
     game.state = state.to_dict()
     game.round = state.round
-    game.current_seat = state.actor()
     game.updated_at = now  # (a bulk update does not set auto_now fields itself)
     if state.status == engine.FINISHED:
         game.status = GameStatus.FINISHED
         game.winner_seat = state.winner
         game.finished_at = now
-        game.deadline = None
-    elif game.current_seat != previous_actor or acting_seat == game.current_seat or acting_seat is None:
-        # a new decision is owed: its clock starts now (out-of-turn actions leave it alone)
-        game.deadline = scheduling.deadline_for(game, now)
     return RecordedMove(game, move, started, ended, [])
 
 
 def write_moves(recorded: list[RecordedMove]) -> None:
-    """Write ``recorded`` (of distinct games, each locked by the caller): one statement
-    per table whatever their number (the game rows in one UPDATE), so that a batch of
-    moves costs about what one does.  One move saves its game row with ``save``."""
+    """Write ``recorded`` (each game locked by the caller; a game may have several moves,
+    in order, all prepared on the same ``Game`` instance, e.g. the deadlines of several
+    seats expiring at once): one statement per table whatever their number (the game
+    rows in one UPDATE), so that a batch of moves costs about what one does.  One game
+    saves its row with ``save``."""
     if not recorded:
         return
     Move.objects.bulk_create([r.move for r in recorded])
@@ -330,11 +344,12 @@ def write_moves(recorded: list[RecordedMove]) -> None:
     ended = {(r.game.pk, end.number): end for r in recorded for end in r.rounds_ended}
     if ended:  # rare (a round's last card): its rows are read back, then written
         _end_rounds(ended)
-    if len(recorded) == 1:
-        recorded[0].game.save(update_fields=_RECORDED_FIELDS)
+    games = list({id(r.game): r.game for r in recorded}.values())  # each row once, as last changed
+    if len(games) == 1:
+        games[0].save(update_fields=_RECORDED_FIELDS)
     else:
-        update_rows([r.game for r in recorded], _RECORDED_FIELDS)
-    update_rows([s for r in recorded for s in r.seats], ("timeouts", "autopilot"))
+        update_rows(games, _RECORDED_FIELDS)
+    update_rows(list({id(s): s for r in recorded for s in r.seats}.values()), ("timeouts", "autopilot"))
 
 
 def _end_rounds(ended: dict[tuple[int, int], RoundEnd]) -> None:
@@ -387,20 +402,9 @@ def update_rows(rows: Sequence[models.Model], fields: Sequence[str]) -> None:
 
 
 def _record(recorded: RecordedMove) -> None:
-    """Write one move and schedule its follow-ups after the commit."""
+    """Write one move; its follow-ups run after the commit (the "move committed" signal)."""
     write_moves([recorded])
-    after_commit(recorded.game)
-
-
-def after_commit(game: Game) -> None:
-    """Have :func:`scheduling.after_move` run once the transaction that brought
-    ``game`` to its version commits, unless its seats (``seat_list``, loaded in that
-    transaction) show that it would find nothing to do."""
-    seats = getattr(game, "seat_list", None)  # loaded by _lock_for_action
-    if seats is not None and not scheduling.has_follow_ups(game, seats):
-        return  # spares the request after_move's queries, which would find nothing to do
-    game_id, version = game.pk, game.version
-    transaction.on_commit(lambda: scheduling.after_move(game_id, version))
+    signals.on_commit(recorded.game)
 
 
 # --------------------------------------------------------------------------------------

@@ -21,7 +21,9 @@ def game_in(make_player, levels: list[str], state) -> int:
     game = services.create_game(creator=player, ruleset="standard", max_players=len(levels) + 1,
                                 bots=[{"level": lv} for lv in levels])
     services.start_game(player=player, game_id=game.pk)
-    Game.objects.filter(pk=game.pk).update(state=state.to_dict(), current_seat=state.actor(), round=state.round)
+    # (obligations null: what the arranged state owes, as a game stored before them)
+    Game.objects.filter(pk=game.pk).update(state=state.to_dict(), current_seat=state.actor(), round=state.round,
+                                           obligations=None)
     return game.pk
 
 

@@ -62,9 +62,10 @@ def test_create_with_defaults(clients):
     assert g["options"] == {name: spec.default for name, spec in engine.OPTIONS.items()}
     assert g["players"] == [
         {"seat": 0, "username": alice.player.username, "is_bot": False, "bot_level": None,
-         "autopilot": False, "hand_count": 0, "score": 0}
+         "autopilot": False, "hand_count": 0, "score": 0, "deadline": None}
     ]
     assert g["hand"] == [] and g["legal_actions"] == [] and g["winner"] is None
+    assert g["obligations"] == [] and g["deadline"] is None
     assert "seed" not in g
     row = Game.objects.get(pk=g["id"])
     assert row.creator == alice.player and row.state is None and row.seed
@@ -89,7 +90,8 @@ def test_create_with_options_on_top_of_a_preset(clients):
         ({"uno_penalty": 2.5}, "options.uno_penalty"),
         ({"seven_zero": "yes"}, "options.seven_zero"),
         ({"no_such_option": 1}, "options.no_such_option"),
-        ({"straights": True}, "options.straights"),  # named in RULES.md, not played yet
+        ({"straights": "yes"}, "options.straights"),
+        ({"teams": True}, "options.teams"),  # named in RULES.md, not played yet
         ({"wild_draw_four": "bluff"}, "options.wild_draw_four"),
         ({"rounds": 2, "target_score": 100}, "options.rounds"),
     ],

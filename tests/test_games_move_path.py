@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import scheduling, selectors, services
+from games import selectors, services, signals
 from games.models import Game, Seat
 from players.models import Webhook
 from tests.games_support import by_seat, clients, game_url, start_table  # noqa: F401 (fixture)
@@ -127,7 +127,7 @@ def test_follow_ups_are_skipped_only_when_after_move_has_nothing_to_do(clients, 
 
     def follow_ups() -> bool:
         game = selectors.get_game(gid)
-        return scheduling.has_follow_ups(game, game.seat_list)
+        return signals.has_follow_ups(game, game.seat_list)
 
     assert not follow_ups()  # humans, no deadline, no webhook, game running
     Game.objects.filter(pk=gid).update(turn_seconds=60, deadline=Game.objects.get(pk=gid).updated_at)

@@ -22,9 +22,21 @@ def schema(api) -> dict:
     return yaml.safe_load(response.content)
 
 
+def json_schema(node):
+    """OpenAPI 3.0's ``nullable`` as JSON Schema (a ``null`` type beside the other)."""
+    if isinstance(node, list):
+        return [json_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: json_schema(v) for k, v in node.items() if k != "nullable"}
+    if node.get("nullable") and "type" in out:
+        out["type"] = [out["type"], "null"]
+    return out
+
+
 def validator(schema: dict, name: str) -> jsonschema.Draft7Validator:
     """A validator of the component ``name`` that resolves the schema's ``$ref``s."""
-    root = {"components": schema["components"], "$ref": f"#/components/schemas/{name}"}
+    root = {"components": json_schema(schema["components"]), "$ref": f"#/components/schemas/{name}"}
     return jsonschema.Draft7Validator(root)
 
 
@@ -103,3 +115,32 @@ def test_recorded_moves_conform_to_recorded_action(schema, make_player):
         check.validate(move["action"])
     assert moves[0]["action"] == {"type": "start"} and len(moves) == 7
     assert not check.is_valid({"type": "start", "card": 1})
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"stacking": "any", "jump_in": "exact"},
+    {"deflect_cards": True, "stacking": "same"},
+    {"buzzer_cards": True, "seven_zero": True},
+    {"straights": True, "jump_in": "exact"},
+    {"continuations": True, "deflect_cards": True, "buzzer_cards": True},
+])
+def test_every_pending_the_engine_shows_conforms_to_the_schema(schema, options):
+    """``pending`` is typed per decision type (``Decision.public_schema``): what the
+    view shows must match its variant exactly (no missing, extra or mistyped field)."""
+    check = validator(schema, "Pending")
+    rng = random.Random(11)
+    shown: set[str] = set()
+    for seed in range(12):
+        state = engine.new_game("standard", options, 2 + seed % 3, f"pending:{seed}")
+        for _ in range(300):
+            if state.status != engine.ACTIVE:
+                break
+            pending = engine.view(state, None)["pending"]
+            if pending is not None:
+                check.validate(pending)
+                shown.add(pending["type"])
+            seat, action = rng.choice([(s, a) for s in range(state.config.seats)
+                                       for a in engine.legal_actions(state, s)])
+            engine.apply(state, seat, action)
+    assert shown, "no game of these options owed anything special: the test saw nothing"

@@ -6,9 +6,9 @@ engine's public names.
 
 from games.engine import legal_actions, observe
 
-from .policies import LEVELS, choose
+from .policies import LEVELS, choose, reaction_delay
 
-__all__ = ["LEVELS", "acting_order", "choose", "decide"]
+__all__ = ["LEVELS", "acting_order", "choose", "decide", "reaction_delay"]
 
 
 def acting_order(actor, seats, rng) -> list:

@@ -5,7 +5,15 @@
   of the time and misses half of the catches.
 * ``normal``: a heuristic player: keeps wilds for later, dumps high cards and
   action cards, names its strongest colour, stacks, challenges a Wild Draw Four
-  from a big hand, always calls and catches UNO, jumps in.
+  from a big hand, always sends a +2/+4/Skip back when it holds a Renvoi, always
+  calls and catches UNO, jumps in, plays a sequence on (``straights``,
+  ``continuations``) while it can and cuts into the previous player's.
+
+Every level buzzes in a buzz window (``buzzer_cards``) first thing, in turn or out of
+turn (a reflex: not buzzing is sure to cost 2 cards), except ``hard`` in turn when it
+is the last seat that owes the buzz: buzzing then makes it the last to buzz, so its
+search weighs the buzz against its plays.  How long a bot waits before buzzing, like a
+person reacting, is :func:`reaction_delay` (the server honours it).
 * ``hard``: determinized Monte Carlo search (flat, information-set sampling) over
   the engine with a time budget: every distinct play (and colour) is tried in the
   same sampled worlds, rolled out with ``normal`` in every seat; ``normal``'s
@@ -18,11 +26,14 @@ engine's fast path (``legal_moves``, ``push`` without events, ``State.copy``).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from typing import Any, Callable
 
-from games.engine import COLORS, GAME_OVER, Action, State, build_rules, legal_moves, observe, push
+from games.engine import (
+    COLORS, GAME_OVER, Action, State, build_rules, deadline_seconds, legal_moves, observe, owed, push,
+)
 
 LEVELS = ("random", "easy", "normal", "hard")
 HARD_BUDGET_MS = 60.0
@@ -34,6 +45,39 @@ LAST_SEARCH: dict[str, int] = {"samples": 0, "candidates": 0, "simulations": 0}
 CHOOSE = {c: Action("choose_color", color=c) for c in COLORS}
 DRAW, PASS, CALL, CHALLENGE = Action("draw"), Action("pass"), Action("call_uno"), Action("challenge")
 RANK_BONUS = frozenset({"skip", "draw_two", "reverse"})
+#: ends a turn of several cards (``straights``, ``continuations``) once nothing is worth playing on
+END_TURN = Action("end_turn")
+#: what a bot with nothing (more) to play does, in this order
+FALLBACKS = (("pass", PASS), ("draw", DRAW), ("end_turn", END_TURN))
+#: the decisions that aim an effect at their owner (accepted with a draw or a pass)
+AIMED = frozenset({"penalty", "skip", "deflected"})
+#: the rank of the Renvoi (``deflect_cards``), played only to send such an effect back
+DEFLECT = "deflect"
+#: the buzz (``buzzer_cards``): the action every seat owes in a buzz window, the window's
+#: decision name, the Buzzer's rank
+BUZZ, BUZZ_WINDOW, BUZZER = Action("buzz"), "buzz", "buzzer"
+#: a bot's reaction time to a buzz window, by level: the median (seconds after the window
+#: opened) and the spread (sigma) of a log-normal, as people's reaction times are; a bot
+#: buzzes at least MIN_REACTION after the window opened and within REACTION_SHARE of it
+BUZZ_REACTION: dict[str, tuple[float, float]] = {
+    "random": (2.0, 0.6), "easy": (2.5, 0.4), "normal": (1.5, 0.35), "hard": (1.0, 0.3),
+}
+MIN_REACTION = 0.3
+REACTION_SHARE = 0.8
+
+
+def reaction_delay(level: str, state: State, action: dict, rng: random.Random) -> float:
+    """How long after the decision it answers became owed a bot of ``level`` should post
+    ``action`` (a dict ``choose`` returned), like a person: a buzz after a human-like
+    random reaction time, always well inside the window (``buzzer_seconds``); 0.0 for
+    every other action (the server's own think time applies).  The bots only say it;
+    the server waits."""
+    if action.get("type") != BUZZ.type:
+        return 0.0
+    median, sigma = BUZZ_REACTION[level]
+    delay = max(MIN_REACTION, median * math.exp(rng.gauss(0.0, sigma)))
+    seconds = deadline_seconds(state, BUZZ_WINDOW)
+    return min(delay, REACTION_SHARE * seconds) if seconds else delay
 
 
 def as_action(a: dict) -> Action:
@@ -43,6 +87,21 @@ def as_action(a: dict) -> Action:
 
 def _in_turn(state: State, seat: int) -> bool:
     return state.actor() == seat
+
+
+def _owes_buzz(state: State, legal: list[Action]) -> bool:
+    """Whether the seat whose ``legal`` moves these are owes a buzz (only a stored window
+    asks for one: with none open, the list is not even searched)."""
+    return bool(state.windows) and BUZZ in legal
+
+
+def _answer_buzzes(state: State, rng: random.Random) -> None:
+    """Every seat that owes a buzz buzzes, in a random order (a race): what the bots of
+    every level do, played out in ``hard``'s rollouts."""
+    owing = [s for s, decision, _ in owed(state) if decision == BUZZ_WINDOW]
+    rng.shuffle(owing)
+    for s in owing:
+        push(state, s, BUZZ)
 
 
 def _best_color(state: State, seat: int) -> str:
@@ -59,12 +118,16 @@ def _best_color(state: State, seat: int) -> str:
 
 # --------------------------------------------------------------------------------------
 def _random(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
+    if _owes_buzz(state, legal):
+        return BUZZ
     if not _in_turn(state, seat) and rng.random() < 0.7:
         return None
     return rng.choice(legal)
 
 
 def _easy(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
+    if _owes_buzz(state, legal):
+        return BUZZ
     types = {a.type for a in legal}
     if not _in_turn(state, seat):
         if "call_uno" in types and rng.random() < 0.7:
@@ -80,7 +143,7 @@ def _easy(state: State, seat: int, legal: list[Action], rng: random.Random) -> A
     if plays:
         pick = rng.choice(plays)
         return pick if pick.color is None else pick._replace(color=_best_color(state, seat))
-    for kind, action in (("pass", PASS), ("draw", DRAW)):
+    for kind, action in FALLBACKS:
         if kind in types:
             return action
     return rng.choice(legal)
@@ -108,7 +171,9 @@ class _Valuer:
         deck, card = self.deck, a.card
         rank, color = deck.rank[card], deck.color[card]  # type: ignore[index]
         value = deck.points[card] / 10.0  # type: ignore[index]  # get rid of points
-        if color is None:
+        if rank == BUZZER:  # a lottery of 2 cards that lets the next player play anything:
+            value = -2.5 if len(self.hand) > 3 else 2.0  # a fallback (before a wild, worth more kept)
+        elif color is None:
             value = -3.0 if len(self.hand) > 3 else 4.0  # keep wilds for later
             if rank == "wild_draw_four" and self.next_count <= 2:
                 value = 6.0
@@ -126,14 +191,19 @@ class _Valuer:
 
 
 def _normal_out_of_turn(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
+    if _owes_buzz(state, legal):
+        return BUZZ
     for a in legal:
         if a.type == "call_uno":
             return a
     for a in legal:
         if a.type == "catch_uno":
             return a
-    jumps = [a for a in legal if a.type == "play"]
+    jumps = [a for a in legal if a.type == "play"]  # jump-ins, and cut-ins into a sequence
     if jumps:
+        if any(a.color is not None for a in jumps):  # a wild cutting in: the colour it holds most of
+            best = _best_color(state, seat)
+            jumps = [a for a in jumps if a.color is None or a.color == best] or jumps
         valuer = _Valuer(state, seat)
         return max(jumps, key=lambda a: (bool(a.uno), valuer.value(a)))
     return None
@@ -142,6 +212,8 @@ def _normal_out_of_turn(state: State, seat: int, legal: list[Action], rng: rando
 def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
     if not _in_turn(state, seat):
         return _normal_out_of_turn(state, seat, legal, rng)
+    if _owes_buzz(state, legal):
+        return BUZZ
     types = {a.type for a in legal}
     if "choose_color" in types:
         return CHOOSE[_best_color(state, seat)]
@@ -153,17 +225,23 @@ def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) ->
         best = _best_color(state, seat)
         plays = [a for a in plays if a.color is None or a.color == best] or plays
     p = state.decision()
-    if p is not None and p.name == "penalty":
+    if p is not None and p.name in AIMED:
         if plays:
+            rank = build_rules(state.config).deck.rank
+            back = [a for a in plays if rank[a.card] == DEFLECT]  # type: ignore[index]
+            if back:  # a Renvoi has no other use: always send the effect back
+                return back[0]
             return max(plays, key=_Valuer(state, seat).value)
         if "challenge" in types and len(state.hands[p.by]) >= 5:  # type: ignore[attr-defined]
             return CHALLENGE
-        return DRAW
+        return DRAW if "draw" in types else PASS  # accept it (a Skip is accepted with a pass)
     if plays:
         return max(plays, key=_Valuer(state, seat).value)
+    if "end_turn" in types:  # a sequence with nothing to play on: calling UNO ahead would lapse
+        return END_TURN
     if "call_uno" in types and hand_size == 2:
         return CALL
-    for kind, action in (("pass", PASS), ("draw", DRAW)):
+    for kind, action in FALLBACKS:
         if kind in types:
             return action
     return legal[0]
@@ -179,9 +257,12 @@ def _rollout(state: State, seat: int, rng: random.Random) -> float:
     """Play ``state`` on with ``normal`` in every seat for at most
     ``HARD_ROLLOUT_DEPTH`` actions: 1 if ``seat`` wins the round, 0 if another does,
     otherwise an estimate from the hand sizes (short rollouts: less noise, more
-    samples in the budget)."""
+    samples in the budget).  A buzz window is answered by every seat that owes it,
+    in a random order, before the seat in turn moves (as the bots do)."""
     start_round = state.round
     for _ in range(HARD_ROLLOUT_DEPTH):
+        if state.windows:
+            _answer_buzzes(state, rng)
         actor: int = state.actor()  # type: ignore[assignment]
         move = _normal(state, actor, legal_moves(state, actor), rng)
         push(state, actor, move)  # type: ignore[arg-type]
@@ -233,7 +314,9 @@ def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budg
         return _normal_out_of_turn(state, seat, legal, rng)
     if any(a.type == "choose_color" for a in legal):
         return _normal(state, seat, legal, rng)
-    candidates = _candidates(state, seat, legal)
+    if _owes_buzz(state, legal) and any(s != seat for s, decision, _ in owed(state) if decision == BUZZ_WINDOW):
+        return BUZZ  # others still owe it: buzzing now avoids being the last
+    candidates = _candidates(state, seat, legal)  # (the last to owe a buzz: buzz or play, searched)
     if not candidates:
         return _normal(state, seat, legal, rng)
     if len(candidates) == 1:

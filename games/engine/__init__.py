@@ -35,6 +35,7 @@ from .errors import (
 )
 from .game import (
     apply,
+    deadline_seconds,
     legal_actions,
     legal_moves,
     new_game,
@@ -53,7 +54,7 @@ __all__ = [
     "OPTIONS", "PLAY", "PRESETS", "ROUND_OVER", "SETUP", "SYSTEM_ACTIONS", "Action", "ActionType", "Card",
     "Config", "Deck", "Decision", "Family", "Module", "Rules", "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions",
     "NotYourCard", "NotYourTurn", "OptionSpec", "Preset", "State", "StoredWindow", "UnknownCard", "Window", "action_key",
-    "apply", "build_rules", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
+    "apply", "build_rules", "deadline_seconds", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
     "new_game", "observe", "owed", "public_pending", "push", "redeal_hidden", "replay", "resolve_options",
     "view", "visible_events",
 ]

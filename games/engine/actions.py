@@ -96,6 +96,9 @@ def register(kind: ActionType) -> ActionType:
 
 TIMEOUT = register(ActionType("timeout", system=True,
                               doc="the server's action for a seat whose deadline passed (RULES.md \"Time\")"))
+EXPIRE = register(ActionType("expire", system=True,
+                             doc="the server's action for a seat that owes a window whose own deadline passed"
+                                 " (a buzz window's buzzer_seconds): the window expires for it (core.expire_own)"))
 
 
 class Action(NamedTuple):

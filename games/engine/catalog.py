@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from .cards import build_deck
-from .config import Config, OptionSpec, Preset
+from .config import OPTION_DEFAULTS, Config, OptionSpec, Preset
 from .errors import InvalidOptions
 from .rules import Family, Rules
 from .uno.family import UnoFamily
@@ -23,6 +23,7 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (UnoFamily(),)}
 OPTIONS: dict[str, OptionSpec] = {
     spec.name: spec for family in FAMILIES.values() for module in family.modules for spec in module.options
 }
+OPTION_DEFAULTS.update((name, spec.default) for name, spec in OPTIONS.items())
 
 PRESETS: dict[str, Preset] = {
     p.name: p
@@ -36,9 +37,8 @@ PRESETS: dict[str, Preset] = {
 #: Named in RULES.md, not played yet: refused with "not supported yet".
 PLANNED_OPTIONS = frozenset(
     {
-        "hands_to_win", "jump_in_misplay_points", "straights", "continuations", "buzzer_cards",
-        "buzzer_seconds", "teams", "partner_rotation", "replay_cards", "downpour_cards",
-        "deflect_cards", "hand_pass_cards", "targeted_draw_cards", "swap_hands_card", "uno_card",
+        "hands_to_win", "jump_in_misplay_points", "teams", "partner_rotation", "replay_cards", "downpour_cards",
+        "hand_pass_cards", "targeted_draw_cards", "swap_hands_card", "uno_card",
         "face_down", "decks",
     }
 )
@@ -73,6 +73,8 @@ def resolve_options(preset: Any, options: Any) -> dict[str, Any]:
             raise InvalidOptions(name, str(exc)) from None
     if resolved["rounds"] is not None and "target_score" in options:
         raise InvalidOptions("rounds", "set either rounds or target_score, not both")
+    for module in FAMILIES[p.family].modules:
+        module.validate(resolved, options)
     return resolved
 
 

@@ -63,6 +63,22 @@ class Preset:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
+#: every option's default, in declaration order (filled by the catalogue): an option
+#: added since a game was stored takes its default, the game as it was played, when the
+#: game is loaded (``Config.from_dict``)
+OPTION_DEFAULTS: dict[str, Any] = {}
+
+
+def with_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` completed with the defaults of the options it lacks, in declaration
+    order (the order ``catalog.resolve_options`` gives a new game's)."""
+    if options.keys() == OPTION_DEFAULTS.keys():
+        return dict(options)
+    out = {name: options[name] if name in options else default for name, default in OPTION_DEFAULTS.items()}
+    out.update((k, v) for k, v in options.items() if k not in out)
+    return out
+
+
 @dataclass(frozen=True)
 class Config:
     """Everything that defines a game before its first move."""
@@ -81,7 +97,7 @@ class Config:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Config":
-        return cls(d["preset"], d["seats"], d["seed"], dict(d["options"]))
+        return cls(d["preset"], d["seats"], d["seed"], with_defaults(d["options"]))
 
     def reseeded(self, seed: str) -> "Config":
         """The same game with another seed (a different future; shares the rules)."""

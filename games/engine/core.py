@@ -3,8 +3,9 @@ explaining and timing out the decisions owed.
 
 - :func:`end_turn` is the one turn controller: effects state their intent (how many
   seats play moves on) and push decisions; only this function moves play on.
-- :func:`legal_moves` lists a seat's moves: the top decision's (if the seat owes it),
-  then each window's, in order.
+- :func:`legal_moves` lists a seat's moves: the top decision's (if the seat owes it,
+  with the answers modules add to its type, ``Rules.answers``), then each window's, in
+  order.
 - :func:`execute` applies a move (unchecked) through the decision or window that
   offers it.
 - :func:`refusal` explains why a move is not legal, from the same per-decision rules.
@@ -64,6 +65,9 @@ def legal_moves(state: State, rules: Rules, seat: int) -> list[tuple]:
     is_owner = seat == owner
     if is_owner:
         top.moves(state, rules, seat, out)
+        if rules.answers:  # moves other modules add to this decision type's
+            for answer in rules.answers.get(top.name, ()):
+                answer(state, rules, top, seat, out)
     for w in rules.windows:
         w.moves(state, rules, seat, top, is_owner, out)
     for w in state.windows:
@@ -73,8 +77,11 @@ def legal_moves(state: State, rules: Rules, seat: int) -> list[tuple]:
 
 # -- applying ----------------------------------------------------------------------------
 def execute(state: State, rules: Rules, seat: int, move: tuple, ev: Events) -> None:
-    """Apply a legal ``move`` of ``seat`` (not checked: see ``game.apply``)."""
+    """Apply a legal ``move`` of ``seat`` (not checked: see ``game.apply``) through the
+    decision or window that offers it.  An in-turn action closes the stored windows open
+    before it: their close rules run once it applied (it applies exactly as listed)."""
     kind = move[0]
+    open_before = state.windows[:] if state.windows and rules.opens_windows and kind in rules.in_turn else None
     stack = state.stack
     if stack:
         top = stack[-1]
@@ -82,20 +89,31 @@ def execute(state: State, rules: Rules, seat: int, move: tuple, ev: Events) -> N
     else:
         top = rules.turn
         owner = state.current
-    if seat == owner:
-        handler = top.handlers.get(kind)
-        if handler is not None:
-            handler(state, rules, seat, move, ev, top)
-            return
-    for w in rules.windows:
-        if kind in w.actions and w.takes(state, rules, seat, move):
-            w.apply(state, rules, seat, move, ev)
-            return
-    for w in state.windows:
+    handler = top.handlers.get(kind) if seat == owner else None
+    if handler is not None:
+        handler(state, rules, seat, move, ev, top)
+    else:
+        _window_taking(state, rules, seat, move).apply(state, rules, seat, move, ev)
+    if open_before:
+        close_windows(state, rules, open_before, seat, kind, ev)
+
+
+def _window_taking(state: State, rules: Rules, seat: int, move: tuple) -> Any:
+    """The window (standing, then stored) that answers ``seat``'s ``move``."""
+    kind = move[0]
+    for w in (*rules.windows, *state.windows):
         if kind in w.actions and w.takes(state, rules, seat, move):  # type: ignore[attr-defined]
-            w.apply(state, rules, seat, move, ev)  # type: ignore[attr-defined]
-            return
+            return w
     raise AssertionError(f"no decision or window takes {move!r} from seat {seat}")
+
+
+def close_windows(state: State, rules: Rules, windows: list, seat: int, kind: str, ev: Events) -> None:
+    """The close rules of the stored ``windows`` (those open before ``seat`` took an
+    in-turn action of ``kind``) still open after it: a round that ended with the action
+    took its windows with it (a window that closes removes itself)."""
+    for w in windows:
+        if any(w is x for x in state.windows):
+            w.on_turn_action(state, rules, seat, kind, ev)
 
 
 # -- refusals ----------------------------------------------------------------------------
@@ -154,9 +172,45 @@ def timeout(state: State, rules: Rules, seat: int, ev: Events) -> None:
     while state.phase != GAME_OVER and state.round == start_round:
         top, owner = top_and_owner(state, rules)
         if seat == owner:
-            top.expire(state, rules, seat, ev)
+            if state.windows and rules.opens_windows:  # the timer acts in turn
+                open_before = state.windows[:]
+                top.expire(state, rules, seat, ev)
+                close_windows(state, rules, open_before, seat, "timeout", ev)
+            else:
+                top.expire(state, rules, seat, ev)
             continue
         window = next((w for w in (*rules.windows, *state.windows) if seat in w.owed_by(state)), None)
         if window is None:
             break
         window.expire(state, rules, seat, ev)  # type: ignore[union-attr]
+
+
+def _own_deadline(state: State, rules: Rules, seat: int) -> Any:
+    """The decision or window ``seat`` owes whose deadline is its own (``seconds`` not
+    None): the top one first, then the windows in order; None if there is none."""
+    top, owner = top_and_owner(state, rules)
+    if seat == owner and top.seconds(state) is not None:
+        return top
+    return next((w for w in (*rules.windows, *state.windows)  # type: ignore[misc]
+                 if seat in w.owed_by(state) and w.seconds(state) is not None), None)
+
+
+def owes_own(state: State, rules: Rules, seat: int) -> bool:
+    """Whether ``seat`` owes a decision whose deadline is its own (a buzz window's...)."""
+    return state.phase != GAME_OVER and _own_deadline(state, rules, seat) is not None
+
+
+def expire_own(state: State, rules: Rules, seat: int, ev: Events) -> None:
+    """The ``expire`` system action: what the server does for ``seat`` when the deadline
+    of its own of a decision or window it owes passes (``seconds`` not None; RULES.md
+    "Time": e.g. an unbuzzed seat simply did not buzz).  Each such decision expires as
+    its type says, repeated while the seat owes one in this round; the decisions it owes
+    under the turn's deadline are left alone (``timeout`` is theirs)."""
+    if ev is not None:
+        ev.append({"type": "expired", "seat": seat})
+    start_round = state.round
+    while state.phase != GAME_OVER and state.round == start_round:
+        decision = _own_deadline(state, rules, seat)
+        if decision is None:
+            break
+        decision.expire(state, rules, seat, ev)

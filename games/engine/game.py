@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 from .actions import JSON, SYSTEM_ACTIONS, Action, checked_key, json_of
 from .catalog import build_rules, make_config
 from .config import Config
-from .core import execute, legal_moves as _legal_moves, owes, refusal, timeout, top_and_owner
+from .core import execute, expire_own, legal_moves as _legal_moves, owes, owes_own, refusal, timeout, top_and_owner
 from .errors import GameOver, InvalidAction, NotYourTurn
 from .rules import Rules
 from .state import GAME_OVER, State
@@ -84,7 +84,8 @@ def apply(state: State, seat: Any, action: Any, *, system: bool = False) -> Even
     """Validate and apply ``action`` by ``seat``; return the events it caused.
 
     Raises an :class:`EngineError` subclass and changes nothing when the action is not
-    legal.  ``system=True`` admits the server's own actions (``timeout``)."""
+    legal.  ``system=True`` admits the server's own actions (``timeout``, and
+    ``expire`` for a window whose own deadline passed)."""
     if state.phase == GAME_OVER:
         raise GameOver("the game is over")
     if type(seat) is not int or not 0 <= seat < state.config.seats:
@@ -95,9 +96,14 @@ def apply(state: State, seat: Any, action: Any, *, system: bool = False) -> Even
     if key[0] in SYSTEM_ACTIONS:
         if not system:
             raise InvalidAction(f"{key[0]!r} is applied by the server only", field="type")
-        if not owes(state, rules, seat):
-            raise NotYourTurn(f"seat {seat} owes no decision")
-        timeout(state, rules, seat, ev)
+        if key[0] == "expire":
+            if not owes_own(state, rules, seat):
+                raise NotYourTurn(f"seat {seat} owes no decision with a deadline of its own")
+            expire_own(state, rules, seat, ev)
+        else:
+            if not owes(state, rules, seat):
+                raise NotYourTurn(f"seat {seat} owes no decision")
+            timeout(state, rules, seat, ev)
     else:
         cached = state._legal  # usually the listing the action was picked from
         if cached is not None and cached[0] == state.seq and cached[1] == seat:
@@ -112,12 +118,13 @@ def apply(state: State, seat: Any, action: Any, *, system: bool = False) -> Even
 
 
 def push(state: State, seat: int, move: tuple, events: Events | None = None) -> Events | None:
-    """Apply ``move`` (one of ``legal_moves(state, seat)``, or the ``timeout`` of a seat
-    that owes a decision) WITHOUT checking it: the fast path of bots and replay.  Events
-    are appended to ``events`` when given, and not built at all otherwise."""
+    """Apply ``move`` (one of ``legal_moves(state, seat)``, or the ``timeout`` /
+    ``expire`` of a seat that owes a decision) WITHOUT checking it: the fast path of
+    bots and replay.  Events are appended to ``events`` when given, and not built at
+    all otherwise."""
     rules = state.config._rules or build_rules(state.config)
     if move[0] in SYSTEM_ACTIONS:
-        timeout(state, rules, seat, events)
+        (expire_own if move[0] == "expire" else timeout)(state, rules, seat, events)
     else:
         execute(state, rules, seat, move, events)
     state.seq += 1
@@ -139,10 +146,33 @@ def owed(state: State) -> list[tuple[int, str, str]]:
     return out
 
 
+def deadline_seconds(state: State, decision: str) -> float | None:
+    """How long the seats owing ``decision`` (a name ``owed`` lists) have when its
+    deadline is its own (``Decision.seconds`` / ``Window.seconds``: a buzz window's
+    ``buzzer_seconds``), the server applying ``expire`` for them at its end; None when
+    its deadline is the turn's (``turn_seconds`` and ``timeout``) or it has none."""
+    if state.phase == GAME_OVER:
+        return None
+    rules = _rules(state)
+    top, _ = top_and_owner(state, rules)
+    for d in (top, *rules.windows, *state.windows):
+        if d.name == decision:  # type: ignore[union-attr]
+            return d.seconds(state)  # type: ignore[union-attr]
+    return None
+
+
 # -- views --------------------------------------------------------------------------------
 def public_pending(state: State) -> dict | None:
-    """What the game waits for, as everyone may see it (None: an ordinary turn)."""
-    return state.stack[-1].public(state) if state.stack else None
+    """What the game waits for, as everyone may see it: the decision on top of the
+    stack, else the first stored window that describes itself (a buzz); None: an
+    ordinary turn."""
+    if state.stack:
+        return state.stack[-1].public(state)
+    for w in state.windows:
+        public = w.public(state)  # type: ignore[attr-defined]
+        if public is not None:
+            return public
+    return None
 
 
 def view(state: State, seat: Any = None) -> dict:

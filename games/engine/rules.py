@@ -66,6 +66,10 @@ class Play(NamedTuple):
     move: tuple  # the Action
     stack: int  # penalty already pending on the player (stacking), 0 if none
     prev_color: str | None  # colour in force before this card
+    #: the decision the card was played in answer to (popped from the stack), None for a
+    #: card played in an ordinary turn or jumped in: an effect that answers an effect (a
+    #: Renvoi sending a +2 back) reads what it answers here
+    answered: Any = None
 
 
 #: (state, rules, play, events) -> how many seats play moves on from the player (its
@@ -80,6 +84,10 @@ ParamFn = Callable[["Rules", int, int, int], Sequence[dict]]
 FirstCard = Callable[["State", "Rules", Events], int]
 #: (state, rules, seat, events) -> None: resolve a challenge of the pending penalty
 Challenge = Callable[["State", "Rules", int, Events], None]
+#: (state, rules, decision, seat, out) -> None: append the moves a module adds to those
+#: of a decision type it does not own (e.g. a Renvoi in answer to a penalty); the
+#: decision's handlers must accept their action type
+Answer = Callable[["State", "Rules", Any, int, list], None]
 
 
 class Scoring(ABC):
@@ -121,6 +129,11 @@ class Decision:
     windows_open: ClassVar[bool] = True
     #: the penalty a card played in answer carries on (stacking); 0 for most decisions
     carry: ClassVar[int] = 0
+    #: whether ``public`` shows it (the view's ``pending``); an ordinary turn is not shown
+    shown: ClassVar[bool] = True
+    #: JSON schema of each field ``public`` adds to ``type`` and ``seat`` (all present):
+    #: the API schema's typed variant of ``pending`` for this decision type
+    public_schema: ClassVar[dict[str, dict]] = {}
 
     seat: int
 
@@ -151,6 +164,14 @@ class Decision:
         """What the server does for ``seat`` when its deadline passes: one step (the
         timer repeats it while the seat still owes a decision of the same round)."""
         raise NotImplementedError
+
+    def seconds(self, state: State) -> float | None:
+        """How long its owner has for it when its deadline is its own (a window's length
+        set by an option, e.g. ``buzzer_seconds``): when it passes, the server applies
+        the ``expire`` system action for the seat (``core.expire_own``).  None (the
+        default): the deadline is the turn's (the server's ``turn_seconds``, then the
+        ``timeout`` system action), or there is none."""
+        return None
 
     def redeal(self, state: State, rules: Rules, observer: int) -> Decision:
         """This decision after the cards ``observer`` cannot see were dealt again (an
@@ -231,17 +252,37 @@ class Window:
         deadline (of kind ``timer``) passes."""
         raise NotImplementedError
 
+    def seconds(self, state: State) -> float | None:
+        """How long the seats that owe this window have, counted from when they began to
+        owe it, when the window has a deadline of its own (e.g. a buzz window's
+        ``buzzer_seconds``); the server then applies the ``expire`` system action for
+        each seat still owing it at the end (``core.expire_own``).  None (the default):
+        no deadline of its own (the turn's applies, or the window closes with the next
+        in-turn action)."""
+        return None
+
 
 class StoredWindow(Window, Decision):
     """A window with data of its own (who has acted in it...), opened by an event and
     saved in ``State.windows``, e.g. a buzz window; a module that opens some sets
-    ``Rules.opens_windows`` (so that their close rules run).  Its ``seat`` is the seat
-    that opened it."""
+    ``Rules.opens_windows`` (so that their close rules run) and lists its type in
+    ``Rules.decision_types`` (so that the game accepts its action types).  Its ``seat``
+    is the seat that opened it.  While the stack is empty, the first stored window's
+    ``public`` is the view's ``pending``."""
 
     timer: ClassVar[str | None] = "window"
 
     def public(self, state: State) -> dict | None:
         return {"type": self.name, "seat": self.seat}
+
+    def on_turn_action(self, state: State, rules: Rules, seat: int, kind: str, ev: Events) -> None:
+        """The close rule of a stored window, with its consequences (cards drawn,
+        events): ``seat`` took an in-turn action of ``kind`` while it was open
+        (``"timeout"``: the timer acted for the seat in turn).  ``core.execute`` and
+        ``core.timeout`` call it once the action applied (the action applies exactly as
+        it was listed), in games whose rules set ``opens_windows``, unless the round
+        ended with the action; a window that closes removes itself from
+        ``State.windows``."""
 
 
 class Module:
@@ -255,6 +296,15 @@ class Module:
 
     def install(self, rules: Rules) -> None:
         raise NotImplementedError
+
+    def validate(self, opts: dict[str, Any], given: Any) -> None:
+        """Refuse option values that make no sense together, raising ``InvalidOptions``
+        that names the option (``opts``: the resolved options; ``given``: the ones the
+        client set, to name theirs).  Each value alone was checked by its spec."""
+
+    def deck_parts(self, opts: dict) -> tuple[str, ...]:
+        """The deck parts (``cards.PARTS``) this module adds with the options ``opts``."""
+        return ()
 
 
 class Family:
@@ -281,8 +331,9 @@ class Family:
         raise NotImplementedError
 
     def deck_parts(self, opts: dict) -> tuple[str, ...]:
-        """The deck parts the options add to the preset's base deck."""
-        return ()
+        """The deck parts the options add to the preset's base deck: its modules', in
+        their order."""
+        return tuple(part for module in self.modules for part in module.deck_parts(opts))
 
     def start_game(self, state: State, rules: Rules, ev: Events) -> None:
         """Set up a new game (dealer, first round...)."""
@@ -320,8 +371,16 @@ class Rules:
     params: dict[str, ParamFn] = field(default_factory=dict)
     #: penalty kind -> ranks that may be played on it instead of accepting it
     stack_on: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: decision type name -> the moves modules add to its owner's (``Answer``), listed
+    #: after the decision's own
+    answers: dict[str, list[Answer]] = field(default_factory=dict)
+    #: ranks played only in answer to a decision (a Renvoi), never by the matching rule
+    #: nor jumped in -> why such a card is refused in an ordinary turn
+    answer_only: dict[str, str] = field(default_factory=dict)
     #: what the first card turned up does, by rank (default: the player left of the dealer starts)
     first_card: dict[str, FirstCard] = field(default_factory=dict)
+    #: top-card ranks on which any card may be played (a Buzzer: "anything may follow")
+    anything_follows: frozenset[str] = frozenset()
     #: ranks that are put back and replaced when turned up first
     first_card_redraw: frozenset[str] = frozenset()
     challenge: Challenge | None = None
@@ -337,10 +396,11 @@ class Rules:
     action_types: tuple[str, ...] = ()
     #: the action types of the decisions one seat owes (refused from others: not your turn)
     in_turn: frozenset[str] = frozenset()
-    #: set by a module that opens stored windows (``State.windows``, e.g. a buzz)
+    #: set by a module that opens stored windows (``State.windows``, e.g. a buzz): their
+    #: close rules (``StoredWindow.on_turn_action``) run after each in-turn action
     opens_windows: bool = False
-    #: the windows' close rules: ``close(state, seat, kind)`` when ``seat`` is about to
-    #: take an in-turn action of ``kind`` (built by ``finish``: a hot path)
+    #: the standing windows' close rules: ``close(state, seat, kind)`` when ``seat`` is
+    #: about to take an in-turn action of ``kind`` (built by ``finish``: a hot path)
     close: Callable[[State, int, str], None] = field(default=lambda state, seat, kind: None, repr=False)
     #: the shape checks of this game's action types (``actions.checked_key``)
     shape: Any = None
@@ -362,10 +422,12 @@ class Rules:
         self.in_turn = frozenset(accepted)
         for w in self.windows:
             accepted.update(dict.fromkeys(w.actions))
+        for d in self.decision_types:  # the stored windows' (out of turn, like the standing ones')
+            if issubclass(d, Window):
+                accepted.update(dict.fromkeys(d.actions))
         self.action_types = tuple(accepted)
         self.shape = shape_of(self.action_types)
-        self.close = _closer([w.on_act for w in self.windows if type(w).on_act is not Window.on_act],
-                             self.opens_windows)
+        self.close = _closer([w.on_act for w in self.windows if type(w).on_act is not Window.on_act])
         self._moves = [[[None] * len(self.deck) for _ in range(3)] for _ in range(self.seats)]
 
     def playable_on(self, color: str | None, rank: str) -> frozenset[int]:
@@ -374,19 +436,25 @@ class Rules:
         key = (color, rank)
         cards = self._playable.get(key)
         if cards is None:
-            cards = self._playable[key] = self.family.playable(self.deck, color, rank)
+            if rank in self.anything_follows:
+                cards = frozenset(range(len(self.deck)))
+            else:
+                cards = self.family.playable(self.deck, color, rank)
+            if self.answer_only:
+                ranks = self.deck.rank
+                cards = frozenset(c for c in cards if ranks[c] not in self.answer_only)
+            self._playable[key] = cards
         return cards
 
 
-def _closer(standing: list[Callable[[State, int, str], None]], stored: bool) -> Callable[[State, int, str], None]:
-    """The close rules of the standing windows (``on_act``) and of the stored ones."""
-    if len(standing) == 1 and not stored:
+def _closer(standing: list[Callable[[State, int, str], None]]) -> Callable[[State, int, str], None]:
+    """The close rules of the standing windows (``on_act``); the stored windows' run
+    from ``core`` (``StoredWindow.on_turn_action``: their closing has consequences)."""
+    if len(standing) == 1:
         return standing[0]  # the usual case (UNO's window): no loop
 
     def close(state: State, seat: int, kind: str) -> None:
         for on_act in standing:
             on_act(state, seat, kind)
-        for w in state.windows:
-            w.on_act(state, seat, kind)  # type: ignore[attr-defined]
 
     return close

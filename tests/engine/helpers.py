@@ -12,7 +12,7 @@ import json
 from collections import Counter
 from typing import Any, Iterable
 
-from games.engine import EngineError, State, action_key, apply, get_deck, legal_actions, new_game
+from games.engine import EngineError, State, action_key, apply, build_rules, get_deck, legal_actions, new_game
 
 DECK = get_deck("standard_108")
 DECK_SIZE = len(DECK)
@@ -207,3 +207,67 @@ def assert_refused(state: State, seat: Any, action: Any, error: type[EngineError
         assert state.seq == seq
         return exc
     raise AssertionError(f"{action!r} by seat {seat!r} was accepted; expected {error.__name__}")
+
+
+# -- positions on a game's own deck (options that add cards) ---------------------------------
+def arrange_game(
+    seats: int = 3,
+    options: dict | None = None,
+    hands: list[list[str]] | None = None,
+    top: str = "red 3",
+    draw: Iterable[str] = (),
+    current: int = 0,
+    color: str | None = None,
+    direction: int = 1,
+    preset: str = "standard",
+) -> State:
+    """:func:`arrange` on the game's own deck, for options that add cards (a Buzzer, a
+    Renvoi...): cards are named as that deck names them (``Card.name``: ``"red 5"``,
+    ``"wild"``, ``"buzzer"``); ``draw`` are the next cards drawn, in order, every card not
+    named lies below them; round 1 of a one-round game, nothing pending."""
+    state = new_game(preset, {"rounds": 1, **(options or {})}, seats, "arranged")
+    deck = game_deck(state)
+    free: dict[str, list[int]] = {}
+    for c in deck.cards:
+        free.setdefault(c.name, []).append(c.id)
+
+    def take(name: str) -> int:
+        if not free.get(name):
+            raise KeyError(f"no free {name!r} left in the deck {deck.name}")
+        return free[name].pop(0)
+
+    state.hands = [[take(n) for n in h] for h in (hands or [[] for _ in range(seats)])]
+    assert len(state.hands) == seats, "give one hand per seat"
+    state.discard = [take(top)]
+    named = [take(n) for n in draw]
+    state.draw_pile = sorted(c for ids in free.values() for c in ids) + named[::-1]
+    state.current, state.direction = current, direction
+    state.dealer = (current - direction) % seats
+    state.color = color if color is not None else deck.color[state.discard[-1]]
+    state.stack, state.windows = [], []
+    state.uno_declared = state.uno_exposed = None
+    state.round, state.history, state.scores = 1, [], [0] * seats
+    touch(state)
+    assert_game_conserved(state)
+    return state
+
+
+def game_deck(state: State):
+    """The deck of ``state``'s game (its preset's plus the cards its options add)."""
+    return build_rules(state.config).deck
+
+
+def assert_game_conserved(state: State) -> None:
+    """Every card of the game's own deck is in exactly one place."""
+    every = sorted([c for h in state.hands for c in h] + state.draw_pile + state.discard)
+    assert every == list(range(len(game_deck(state)))), "a card is duplicated or lost"
+
+
+def card_in(state: State, seat: int, name: str, nth: int = 0) -> int:
+    """The id of the ``nth`` card called ``name`` (its ``Card.name``) in ``seat``'s hand,
+    on the game's own deck."""
+    cards = game_deck(state).cards
+    found = [c for c in state.hands[seat] if cards[c].name == name]
+    if len(found) <= nth:
+        raise KeyError(f"seat {seat} holds no {name!r} (hand: {[cards[c].name for c in state.hands[seat]]})")
+    return found[nth]

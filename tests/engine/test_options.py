@@ -562,7 +562,7 @@ def test_reverse_with_three_players_ignores_two_player_rule():
         ("standard", {"scoring": "most_points"}, 4, "scoring"),
         ("standard", {"scoring": "elimination"}, 4, "scoring"),
         ("standard", {"wild_draw_four": "bluff"}, 4, "wild_draw_four"),
-        ("standard", {"straights": True}, 4, "straights"),
+        ("standard", {"straights": "yes"}, 4, "straights"),
         ("standard", {"teams": True}, 4, "teams"),
         ("standard", {"two_player_replay": None}, 4, "two_player_replay"),
         ("standard", ["stacking"], 4, "options"),
@@ -587,7 +587,7 @@ def test_invalid_options_are_refused_naming_the_option(preset, options, seats, o
 
 def test_planned_options_say_not_supported_yet():
     with pytest.raises(InvalidOptions, match="not supported yet"):
-        resolve_options("standard", {"buzzer_cards": True})
+        resolve_options("standard", {"teams": True})
     with pytest.raises(InvalidOptions, match="not supported yet"):
         resolve_options("duo", {})
 

@@ -15,11 +15,14 @@ from ..cards import COLORS, Deck
 from ..rules import Family, Module, Rules
 from ..state import State
 from . import rounds, turn
+from .buzzer import BuzzerCards
 from .calls import UnoCalls
+from .deflect import DeflectCards
 from .jump_in import JumpIn
 from .scoring import ScoringModule
 from .seven_zero import SevenZero
 from .stacking import Stacking
+from .straights import Sequences
 from .standard import StandardCards
 from .wild_draw_four import WildDrawFour
 
@@ -31,7 +34,7 @@ class UnoFamily(Family):
     #: declaration order of the options too (the resolved options' key order)
     modules: ClassVar[Sequence[Module]] = (
         ScoringModule(), turn.Penalties(), Stacking(), turn.Drawing(), UnoCalls(), JumpIn(), SevenZero(),
-        StandardCards(), WildDrawFour(),
+        DeflectCards(), StandardCards(), WildDrawFour(), Sequences(), BuzzerCards(),
     )
 
     def install(self, rules: Rules) -> None:

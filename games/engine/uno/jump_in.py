@@ -1,10 +1,10 @@
 """Option ``jump_in``: playing an identical card out of turn.
 
 ``exact``: same colour and number/symbol; ``super``: same number/symbol, any colour;
-never Wilds.  A window open to every seat but the one that owes the decision on top,
-except while a colour is being named.  Play continues from the jumper, who takes it as
-their turn; the jumped-in card cancels the pending effect of the one beneath it (its
-own effect follows from the jumper).
+never Wilds, never a card played only in answer (a Renvoi).  A window open to every
+seat but the one that owes the decision on top, except while a colour is being named.
+Play continues from the jumper, who takes it as their turn; the jumped-in card cancels
+the pending effect of the one beneath it (its own effect follows from the jumper).
 """
 
 from __future__ import annotations
@@ -41,6 +41,16 @@ def same_rank(state: State, rules: Rules, seat: int) -> list[int]:
 FINDERS: dict[str, Finder] = {"exact": exact, "super": same_rank}
 
 
+def jumpable(state: State, rules: Rules, seat: int, find: Finder) -> list[int]:
+    """The cards ``find`` admits, less those played only in answer to a decision (a
+    Renvoi: ``Rules.answer_only``)."""
+    cards = find(state, rules, seat)
+    if cards and rules.answer_only:
+        rank = rules.deck.rank
+        cards = [c for c in cards if rank[c] not in rules.answer_only]
+    return cards
+
+
 class JumpInWindow(Window):
     name = "jump_in"
     actions = ("play",)
@@ -51,17 +61,19 @@ class JumpInWindow(Window):
     def moves(self, state: State, rules: Rules, seat: int, top: Decision, is_owner: bool, out: list) -> None:
         if is_owner or not top.windows_open:
             return
-        cards = self.find(state, rules, seat)
+        cards = jumpable(state, rules, seat, self.find)
         if cards:
             n = len(state.hands[seat])
             for c in sorted(cards):
                 out.extend(card_moves(rules, seat, c, n))
 
     def takes(self, state: State, rules: Rules, seat: int, move: tuple) -> bool:
-        return True  # a play reaches a window only from a seat that does not owe the top decision
+        # a listed play from a seat that does not owe the top decision: a jump-in if
+        # its card is one (another window may offer other plays: a cut-in)
+        return move[1] in jumpable(state, rules, seat, self.find)
 
     def might_take(self, state: State, rules: Rules, seat: int, move: tuple) -> bool:
-        return move[1] in self.find(state, rules, seat)
+        return move[1] in jumpable(state, rules, seat, self.find)
 
     def apply(self, state: State, rules: Rules, seat: int, move: tuple, ev: Events) -> None:
         jump_in(state, rules, seat, move, ev)

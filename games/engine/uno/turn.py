@@ -93,8 +93,10 @@ def play_card(state: State, rules: Rules, seat: int, move: tuple, ev: Events, to
     deck = rules.deck
     rules.close(state, seat, "play")
     carry = 0
+    answered = None
     if top is not None and state.stack:
-        carry = state.stack.pop().carry
+        answered = state.stack.pop()
+        carry = answered.carry
     card = move[1]
     hand = state.hands[seat]
     hand.remove(card)
@@ -113,7 +115,7 @@ def play_card(state: State, rules: Rules, seat: int, move: tuple, ev: Events, to
         else:
             state.uno_exposed = seat  # the UNO window opens on this seat
     state.uno_declared = None
-    play = _new_tuple(Play, (seat, card, move, carry, prev_color))  # Play(...), without its Python __new__
+    play = _new_tuple(Play, (seat, card, move, carry, prev_color, answered))  # Play(...), without its __new__
     rank = deck.rank[card]
     if not hand:
         finish = rules.finish_effects.get(rank)
@@ -184,6 +186,7 @@ class Turn(Decision):
     """An ordinary turn of the seat in turn (never on the stack: the empty stack)."""
 
     name = "turn"
+    shown = False
     handlers = {"play": play_card, "draw": _draw}
 
     def __init__(self) -> None:
@@ -202,6 +205,9 @@ class Turn(Decision):
 
     def explain(self, state: State, rules: Rules, seat: int, move: tuple) -> str | None:
         if move[0] == "play":
+            why = rules.answer_only.get(rules.deck.rank[move[1]])
+            if why is not None:
+                return why
             return f"{rules.deck.card_dict(move[1])} does not match the top card or the colour {state.color}"
         return None
 
@@ -217,6 +223,7 @@ class PlayDrawn(Decision):
 
     __slots__ = ("drawn",)
     name = "play_drawn"
+    public_schema = {"drawn_count": {"type": "integer", "description": "cards drawn this turn"}}
     fields = ("drawn",)
     handlers = {"play": play_card, "draw": _draw, "pass": _pass}
     drawn: tuple[int, ...]
@@ -280,6 +287,11 @@ class Penalty(Decision):
 
     __slots__ = ("amount", "kind", "by", "challengeable", "guilty", "prev_color")
     name = "penalty"
+    public_schema = {
+        "amount": {"type": "integer", "description": "cards to draw"},
+        "kind": {"type": "string", "description": "the card behind it: draw_two or wild_draw_four"},
+        "challengeable": {"type": "boolean", "description": "a Wild Draw Four that may be challenged"},
+    }
     fields = ("amount", "kind", "by", "challengeable", "guilty", "prev_color")
     handlers = {"draw": _accept, "challenge": _challenge, "play": play_card}
     amount: int

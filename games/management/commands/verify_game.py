@@ -82,7 +82,9 @@ def verify(game: Game) -> str:
         config = engine.make_config(game.ruleset, game.options, seats, game.seed)
     except EngineError as exc:
         raise Mismatch(f"the game's config is refused by the engine: {exc}") from None
-    _expect("resolved options", game.resolved_options, dict(config.options))
+    # an option added since the game was stored is resolved at its default (the game as played)
+    defaults = {name: spec.default for name, spec in engine.OPTIONS.items()}
+    _expect("resolved options", {**defaults, **game.resolved_options}, dict(config.options))
 
     events: list[dict] = []
     state = engine.new_game(game.ruleset, game.options, seats, game.seed, events)

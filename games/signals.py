@@ -1,0 +1,85 @@
+"""The "move committed" signal: what runs after a move of a game commits.
+
+Recording a move (``games.services``) and what follows it (bots, timers' countdowns,
+webhooks) are separate: services call :func:`on_commit` inside the transaction that
+recorded the move, and know nothing of its listeners.  The listeners are registered
+once, at start-up (``GamesConfig.ready``): ``games.scheduling`` (bot steps, countdown
+tasks) and ``games.notifications`` (webhooks).  So services never import the
+scheduler or the tasks, and tasks call services, never the reverse.
+
+A listener is two functions:
+
+- ``wants(game, seats)``: whether it may have work after the move that brought
+  ``game`` to its version, judged without a query from the game and its seats as read
+  in that move's transaction (``selectors.load_seats``, with ``webhook_id``).  A move
+  none wants runs nothing after its commit (a request's move path then costs no
+  query more);
+- ``run(game)``: the work, after the commit, with the game as committed at that
+  version (read once for all listeners; nothing runs when a newer move committed
+  meanwhile: that move has its own follow-ups).
+
+Nothing here may fail a move: a listener's exception is logged, never raised.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from games.models import Game, Seat
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Listener:
+    name: str
+    wants: Callable[[Game, Sequence[Seat]], bool]
+    run: Callable[[Game], None]
+
+
+_listeners: dict[str, Listener] = {}
+
+
+def listen(name: str, *, wants: Callable[[Game, Sequence[Seat]], bool], run: Callable[[Game], None]) -> None:
+    """Register (or replace) the listener ``name``; listeners run in registration order."""
+    _listeners[name] = Listener(name, wants, run)
+
+
+def has_follow_ups(game: Game, seats: Sequence[Seat]) -> bool:
+    """Whether any listener may have work after the move that brought ``game`` to its
+    version (see ``Listener.wants``)."""
+    return any(listener.wants(game, seats) for listener in _listeners.values())
+
+
+def on_commit(game: Game) -> None:
+    """Have the listeners run once the transaction that brought ``game`` to its version
+    commits, unless its seats (``seat_list``, loaded in that transaction) show that
+    none would find anything to do."""
+    seats = getattr(game, "seat_list", None)
+    if seats is not None and not has_follow_ups(game, seats):
+        return  # spares the request the listeners' queries, which would find nothing to do
+    game_id, version = game.pk, game.version
+    transaction.on_commit(lambda: committed(game_id, version))
+
+
+def committed(game_id: int, version: int) -> None:
+    """Run every listener for ``game_id`` at ``version`` if it is still at that version
+    (after the commit; again, harmlessly, to re-queue a version's follow-ups).  Never
+    raises: the move is committed, and whatever made it must not fail because a
+    listener (or the broker behind it) did."""
+    try:
+        game = Game.objects.filter(pk=game_id).first()
+    except Exception:
+        log.exception("game %s: reading it after version %s failed", game_id, version)
+        return
+    if game is None or game.version != version:
+        return  # a newer move has its own follow-ups
+    for listener in _listeners.values():
+        try:
+            listener.run(game)
+        except Exception:
+            log.exception("game %s: %s after version %s failed", game_id, listener.name, version)
