@@ -81,19 +81,25 @@ class Obligation:
     deadline: datetime | None
     #: TIMEOUT, EXPIRE or REVIVE: what the server does then
     enforce: str
+    #: which window it is owed in (``engine.window_instance``): one that closed and
+    #: opened again in one move is a new obligation (None: not told apart)
+    instance: int | None = None
 
     @property
     def key(self) -> tuple[int, str]:
         return self.seat, self.decision
 
     def to_json(self) -> dict[str, Any]:
-        return {"seat": self.seat, "decision": self.decision, "kind": self.kind, "since": self.since,
-                "at": self.at.isoformat(), "deadline": _iso(self.deadline), "enforce": self.enforce}
+        out = {"seat": self.seat, "decision": self.decision, "kind": self.kind, "since": self.since,
+               "at": self.at.isoformat(), "deadline": _iso(self.deadline), "enforce": self.enforce}
+        if self.instance is not None:
+            out["instance"] = self.instance
+        return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Obligation:
         return cls(d["seat"], d["decision"], d["kind"], d["since"], datetime.fromisoformat(d["at"]),
-                   _datetime(d["deadline"]), d["enforce"])
+                   _datetime(d["deadline"]), d["enforce"], d.get("instance"))
 
     def overdue(self, now: datetime) -> bool:
         return self.deadline is not None and self.deadline <= now
@@ -155,6 +161,8 @@ def compute(game: Game, state: engine.State, seats: Sequence[Seat], now: datetim
     for seat, decision, kind in engine.owed(state):
         old = before.get((seat, decision))
         robot = seat in robots
+        if old is not None and old.instance != engine.window_instance(state, decision):
+            old = None  # that window closed and another opened in this move: a fresh clock
         if old is not None and old.kind == kind and (seat != acted or old.enforce == EXPIRE):
             # still owed, and not a step of the acting seat's turn: its clock runs on,
             # unless the seat changed hands (autopilot on or off) under the turn's
@@ -173,7 +181,8 @@ def _new(game: Game, state: engine.State, seat: int, decision: str, kind: str, s
     """A decision that ``seat`` begins to owe at ``now``."""
     own = engine.deadline_seconds(state, decision)
     if own is not None:  # a deadline of its own, for robots and humans alike
-        return Obligation(seat, decision, kind, since, now, now + timedelta(seconds=own), EXPIRE)
+        return Obligation(seat, decision, kind, since, now, now + timedelta(seconds=own), EXPIRE,
+                          engine.window_instance(state, decision))
     if robot:
         revive = settings.UNO_BOT_THINK_SECONDS + settings.UNO_BOT_STALL_SECONDS
         return Obligation(seat, decision, kind, since, now, now + timedelta(seconds=revive), REVIVE)

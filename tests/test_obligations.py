@@ -343,3 +343,21 @@ def test_a_game_stored_before_obligations_shows_them_and_its_deadline_is_enforce
     game.refresh_from_db()
     assert isinstance(game.obligations, list) and game.obligations
     assert game.deadline == obligations.earliest(obligations.current(game))
+
+
+@pytest.mark.django_db
+def test_a_window_closed_and_opened_again_in_one_move_starts_its_clocks_afresh(make_player):
+    """Seat 1, in turn, plays a Buzzer while seat 0's buzz window is open: that in-turn
+    action closes the open window and its own opens a new one in the same move.  The
+    seats owe a buzz before and after, but in a new window: a full ``buzzer_seconds``."""
+    gid, players = table(make_player, humans=2, turn_seconds=600, buzzer_seconds=30)
+    hands = [["buzzer", *FILLERS[0]], ["buzzer", *FILLERS[1]]]
+    put(gid, arrange_game(2, {**BUZZER, "buzzer_seconds": 30}, hands=hands))
+    play_buzzer(gid, players[0])
+    time_passes(gid, 20)  # the first window has 10 s left
+    state = engine.State.from_dict(Game.objects.get(pk=gid).state)
+    before = timezone.now()
+    services.act(game_id=gid, player=players[1], action={"type": "play", "card": card_in(state, 1, "buzzer")})
+    buzz = {seat: deadline for (seat, decision), deadline in deadlines(gid).items() if decision == "buzz"}
+    assert set(buzz) == {0, 1}
+    assert all(deadline >= before + timedelta(seconds=30) for deadline in buzz.values()), buzz

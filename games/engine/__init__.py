@@ -36,6 +36,7 @@ from .errors import (
 from .game import (
     apply,
     deadline_seconds,
+    window_instance,
     legal_actions,
     legal_moves,
     new_game,
@@ -54,7 +55,7 @@ __all__ = [
     "OPTIONS", "PLAY", "PRESETS", "ROUND_OVER", "SETUP", "SYSTEM_ACTIONS", "Action", "ActionType", "Card",
     "Config", "Deck", "Decision", "Family", "Module", "Rules", "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions",
     "NotYourCard", "NotYourTurn", "OptionSpec", "Preset", "State", "StoredWindow", "UnknownCard", "Window", "action_key",
-    "apply", "build_rules", "deadline_seconds", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
+    "apply", "build_rules", "deadline_seconds", "window_instance", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
     "new_game", "observe", "owed", "public_pending", "push", "redeal_hidden", "replay", "resolve_options",
     "view", "visible_events",
 ]

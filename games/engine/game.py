@@ -146,6 +146,19 @@ def owed(state: State) -> list[tuple[int, str, str]]:
     return out
 
 
+def window_instance(state: State, decision: str) -> int | None:
+    """Which window of type ``decision`` (a name ``owed`` lists) is open now
+    (``Window.instance``: a buzz window's ``opened``), so that the server can tell a
+    window that closed and opened again in one move from one still open; None for
+    decisions that are not windows, or windows that are one and the same."""
+    if state.phase == GAME_OVER:
+        return None
+    for w in (*_rules(state).windows, *state.windows):
+        if w.name == decision:  # type: ignore[attr-defined]
+            return w.instance()  # type: ignore[attr-defined]
+    return None
+
+
 def deadline_seconds(state: State, decision: str) -> float | None:
     """How long the seats owing ``decision`` (a name ``owed`` lists) have when its
     deadline is its own (``Decision.seconds`` / ``Window.seconds``: a buzz window's

@@ -261,6 +261,12 @@ class Window:
         in-turn action)."""
         return None
 
+    def instance(self) -> int | None:
+        """What tells this window from the next one of its type (a stored window may
+        close and another open in one move: its seats' clocks start afresh); None:
+        one and the same window for as long as it is owed."""
+        return None
+
 
 class StoredWindow(Window, Decision):
     """A window with data of its own (who has acted in it...), opened by an event and

@@ -122,6 +122,9 @@ class BuzzWindow(StoredWindow):
     def seconds(self, state: State) -> float | None:
         return state.options[SECONDS_OPTION]
 
+    def instance(self) -> int | None:
+        return self.opened
+
     def public(self, state: State) -> dict | None:
         return {"type": self.name, "seat": self.seat, "buzzed": list(self.buzzed),
                 "owed_by": list(self.owed_by(state)), "seconds": self.seconds(state)}
