@@ -44,7 +44,7 @@ from games.engine import (
 from games.engine.uno.deflect import ONLY_IN_ANSWER
 
 from . import test_properties as properties
-from .helpers import assert_refused, ev_types, only, snapshot, touch
+from .helpers import arrange_game, assert_refused, ev_types, only, snapshot, touch
 from .test_core import random_step
 
 RENVOI = "deflect"
@@ -63,33 +63,9 @@ def arrange(seats: int = 3, hands: list[list[str]] | None = None, top: str = "re
     """A game with ``deflect_cards`` (unless ``deflect`` is False) in an arranged position:
     ``hands`` by name, ``top`` the discard pile, ``draw`` the next cards drawn (in order),
     every other card below them in the draw pile; round 1, nothing pending."""
-    opts = {"rounds": 1, **(options or {})}
-    if deflect:
-        opts["deflect_cards"] = True
-    state = new_game(preset, opts, seats, "arranged")
-    deck = build_rules(state.config).deck
-    free: dict[str, list[int]] = {}
-    for c in deck.cards:
-        free.setdefault(c.name, []).append(c.id)
-
-    def take(name: str) -> int:
-        if not free.get(name):
-            raise KeyError(f"no free {name!r} in the deck")
-        return free[name].pop(0)
-
-    state.hands = [[take(n) for n in h] for h in (hands or [[] for _ in range(seats)])]
-    state.discard = [take(top)]
-    named = [take(n) for n in draw]
-    state.draw_pile = sorted(c for ids in free.values() for c in ids) + named[::-1]
-    state.current, state.direction = current, direction
-    state.dealer = (current - direction) % seats
-    state.color = color or deck.color[state.discard[-1]]
-    state.stack, state.windows = [], []
-    state.uno_declared = state.uno_exposed = None
-    state.round, state.history, state.scores = 1, [], [0] * seats
-    touch(state)
-    conserved(state)
-    return state
+    opts = {**(options or {}), **({"deflect_cards": True} if deflect else {})}
+    return arrange_game(seats, opts, hands=hands, top=top, draw=draw, current=current, color=color,
+                        direction=direction, preset=preset)
 
 
 def conserved(state: State) -> None:
