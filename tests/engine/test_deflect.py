@@ -44,7 +44,7 @@ from games.engine import (
 from games.engine.uno.deflect import ONLY_IN_ANSWER
 
 from . import test_properties as properties
-from .helpers import arrange_game, assert_refused, ev_types, only, snapshot, touch
+from .helpers import arrange_game, assert_game_conserved, assert_refused, ev_types, only, snapshot, touch
 from .test_core import random_step
 
 RENVOI = "deflect"
@@ -66,11 +66,6 @@ def arrange(seats: int = 3, hands: list[list[str]] | None = None, top: str = "re
     opts = {**(options or {}), **({"deflect_cards": True} if deflect else {})}
     return arrange_game(seats, opts, hands=hands, top=top, draw=draw, current=current, color=color,
                         direction=direction, preset=preset)
-
-
-def conserved(state: State) -> None:
-    every = sorted([c for h in state.hands for c in h] + state.draw_pile + state.discard)
-    assert every == list(range(len(build_rules(state.config).deck))), "a card is duplicated or lost"
 
 
 def name(state: State, card: int) -> str:
@@ -171,7 +166,7 @@ def test_the_victim_of_a_draw_two_sends_it_back_to_its_player():
     assert only(ev, "draw") == {"type": "draw", "seat": 0, "count": 2, "reason": "draw_two"}
     assert len(state.hands[0]) == 3 + 2 and len(state.hands[1]) == 3
     assert state.actor() == 1 and state.pending is None  # the first victim plays
-    conserved(state)
+    assert_game_conserved(state)
 
 
 def test_the_victim_of_a_wild_draw_four_sends_it_back_instead_of_challenging():
@@ -521,7 +516,7 @@ def test_a_first_skip_opens_no_decision_and_a_first_draw_two_cannot_be_sent_back
     i = holder.index(r)
     holder[i], state.hands[victim][0] = state.hands[victim][0], r  # give the victim a Renvoi
     touch(state)
-    conserved(state)
+    assert_game_conserved(state)
     assert deck.rank[r] == RENVOI and legal_actions(state, victim) == [{"type": "draw"}]
     assert_refused(state, victim, {"type": "play", "card": r}, IllegalMove)
 
