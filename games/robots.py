@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -348,14 +349,23 @@ def enforce_batch(limit: int, *, game_id: int | None = None, version: int | None
     return batch
 
 
+#: how long a bot step queued by the sweeper for a lost bot task is waited for before
+#: the sweeper queues it again (the broker may have lost that one too)
+REQUEUE_SECONDS = 5.0
+
+
 def _revive(robots: list[tuple[int, int]], until: float | None = None) -> int:
-    """Let the robots owing these overdue decisions act (their tasks were lost), one
-    game at a time: the first in any case, the others until ``time.monotonic()``
-    reaches ``until`` (those left stay overdue: the next sweep takes them).  Returns
-    how many acted."""
+    """Let the robots owing these overdue decisions act (their tasks were lost): the
+    first game at once, here, whatever the broker's state; the others too while
+    ``time.monotonic()`` is before ``until``; and a bot step is queued for each one
+    left, so that every worker's pool takes a share of a crowd of them (a flushed
+    broker) instead of this sweep alone.  A game whose step was queued in the last
+    ``REQUEUE_SECONDS`` is not queued again (its step is on its way; if that one is
+    lost too, a later sweep queues another).  Returns how many acted here."""
     done = 0
     for i, (game_id, version) in enumerate(robots):
         if i and until is not None and time.monotonic() >= until:
+            _queue_revivals(robots[i:])
             break
         try:
             done += bot_step(game_id, version)
@@ -364,6 +374,20 @@ def _revive(robots: list[tuple[int, int]], until: float | None = None) -> int:
         except Exception:  # one broken game must not stop the others
             log.exception("game %s: reviving its bot failed", game_id)
     return done
+
+
+def _queue_revivals(robots: list[tuple[int, int]]) -> None:
+    """Queue a bot step for each of these (id, version), once per ``REQUEUE_SECONDS``."""
+    queued = 0
+    for game_id, version in robots:
+        try:
+            fresh = cache.add(f"revive:{game_id}:{version}", 1, timeout=REQUEUE_SECONDS)
+        except Exception:  # the cache is down (Redis restarting): queue it anyway
+            fresh = True
+        if fresh:
+            queued += scheduling.queue_bot_step(game_id, version, 0)
+    if queued:
+        log.info("deadlines: %s bot steps queued for robots whose tasks were lost", queued)
 
 
 def expire_deadline(game_id: int, version: int | None = None, *, skip_locked: bool = False) -> bool:
@@ -393,7 +417,8 @@ def sweep_deadlines(budget: float | None = None) -> int:
     the next sweep; the pool process is then free for other tasks).  The decisions
     owed by robots whose tasks were lost are left out of the following batches and
     taken after them, so that a crowd of them (a flushed broker) never holds up the
-    humans' timeouts.  Returns how many deadlines were acted on."""
+    humans' timeouts; those the budget leaves are queued as bot steps for every
+    worker (:func:`_revive`).  Returns how many deadlines were acted on here."""
     if not Game.objects.filter(status=GameStatus.ACTIVE, deadline__lte=timezone.now()).exists():
         return 0  # (on SQLite: no write lock taken when there is nothing to do)
     limit = batch_size()

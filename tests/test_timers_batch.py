@@ -13,11 +13,12 @@ import time
 from datetime import timedelta
 
 import pytest
+import redis
 from django.db import connection, connections
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import robots, services
+from games import robots, services, tasks
 from games.models import Game, GameStatus, Move, Seat
 from players.models import Webhook
 
@@ -234,6 +235,46 @@ def test_an_overdue_decision_owed_by_a_bot_goes_the_bot_path_after_the_humans_ti
     # the robots at the head of the queue were left out of the next batches: the
     # humans' timeouts did not wait for the bots' decisions
     assert max(m.created_at for m in timer_moves) < min(m.created_at for m in bot_moves)
+
+
+@requires_redis
+@pytest.mark.django_db
+def test_a_crowd_of_lost_bot_tasks_is_queued_for_every_worker_once_not_revived_one_by_one(make_player, settings,
+                                                                                         redis_broker):
+    """A flushed broker loses every bot task at once: the sweep revives the first
+    robot itself (whatever the broker's state) and queues a bot step for each of the
+    others, so that every worker's pool takes a share; a sweep soon after does not
+    queue them again; the queued steps, run, make each of those bots move once."""
+    settings.UNO_BOT_THINK_SECONDS = 0
+    bot_games = started_duels(make_player, 5, bots=[{"level": "normal"}])
+    for gid in bot_games:  # until the bot (seat 1) owes the decision
+        for _ in range(3):
+            if Game.objects.get(pk=gid).current_seat == 1:
+                break
+            make_overdue([gid])
+            assert robots.expire_deadline(gid)
+        assert Game.objects.get(pk=gid).current_seat == 1
+    redis.Redis.from_url(redis_broker).delete("celery")  # the flush: their bot steps are lost
+    assert queued_tasks() == []
+    before = versions(bot_games)
+    Game.objects.filter(pk__in=bot_games).update(deadline=timezone.now() - timedelta(seconds=5))
+    assert robots.sweep_deadlines(budget=0) == 1  # the first, here
+    moved = [gid for gid in bot_games if versions([gid])[gid] != before[gid]]
+    assert len(moved) == 1
+    left = sorted((gid, before[gid]) for gid in bot_games if gid not in moved)
+    assert sorted(args for name, args in queued_tasks() if name == "bot_step") == left
+    # the next sweep (half a second later) finds them still overdue: it revives the
+    # first of them itself, and queues none again
+    assert robots.sweep_deadlines(budget=0) == 1
+    assert sorted(args for name, args in queued_tasks() if name == "bot_step") == left
+    moved_too = [(gid, version) for gid, version in left if versions([gid])[gid] != version]
+    assert len(moved_too) == 1
+    # the steps (as a worker runs them): each bot not moved yet moves once; the stale
+    # one does nothing
+    for gid, version in left:
+        assert tasks.bot_step.run(gid, version) == ((gid, version) not in moved_too)
+        assert not tasks.bot_step.run(gid, version)  # run twice: acts once
+    assert all(Move.objects.get(game_id=gid, seq=before[gid] + 1).by == "bot" for gid in bot_games)
 
 
 @pytest.mark.concurrency
