@@ -350,8 +350,10 @@ def enforce_batch(limit: int, *, game_id: int | None = None, version: int | None
 
 
 #: how long a bot step queued by the sweeper for a lost bot task is waited for before
-#: the sweeper queues it again (the broker may have lost that one too)
-REQUEUE_SECONDS = 5.0
+#: the sweeper queues another (the broker may have lost that one too); the step is
+#: dropped unrun by the worker after as long (Celery's ``expires``), so that a stack
+#: falling behind never piles up copies of it in the queue ahead of the fresh moves
+REQUEUE_SECONDS = 10.0
 
 
 def _revive(robots: list[tuple[int, int]], until: float | None = None) -> int:
@@ -360,8 +362,9 @@ def _revive(robots: list[tuple[int, int]], until: float | None = None) -> int:
     ``time.monotonic()`` is before ``until``; and a bot step is queued for each one
     left, so that every worker's pool takes a share of a crowd of them (a flushed
     broker) instead of this sweep alone.  A game whose step was queued in the last
-    ``REQUEUE_SECONDS`` is not queued again (its step is on its way; if that one is
-    lost too, a later sweep queues another).  Returns how many acted here."""
+    ``REQUEUE_SECONDS`` is not queued again (its step is on its way; if it is lost
+    too, or not started within that time, it is dropped and a later sweep queues
+    another).  Returns how many acted here."""
     done = 0
     for i, (game_id, version) in enumerate(robots):
         if i and until is not None and time.monotonic() >= until:
@@ -385,7 +388,7 @@ def _queue_revivals(robots: list[tuple[int, int]]) -> None:
         except Exception:  # the cache is down (Redis restarting): queue it anyway
             fresh = True
         if fresh:
-            queued += scheduling.queue_bot_step(game_id, version, 0)
+            queued += scheduling.queue_bot_step(game_id, version, 0, expires=REQUEUE_SECONDS)
     if queued:
         log.info("deadlines: %s bot steps queued for robots whose tasks were lost", queued)
 

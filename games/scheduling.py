@@ -36,12 +36,13 @@ def _countdowns() -> bool:
     return settings.UNO_TIMER_FAST_PATH_SECONDS > 0
 
 
-def _enqueue(task: str, args: tuple, countdown: float) -> bool:
-    """Send the task named ``task``; a broker failure is logged, never raised (the move
-    is committed already, and its deadlines in the database are enforced by the
-    sweeper)."""
+def _enqueue(task: str, args: tuple, countdown: float, expires: float | None = None) -> bool:
+    """Send the task named ``task`` (dropped unrun by the worker if it has not started
+    within ``expires`` seconds, when given); a broker failure is logged, never raised
+    (the move is committed already, and its deadlines in the database are enforced by
+    the sweeper)."""
     try:
-        current_app.send_task(task, args, countdown=countdown)
+        current_app.send_task(task, args, countdown=countdown, expires=expires)
         return True
     except Exception:
         log.exception("could not enqueue %s%r: left to the deadline sweeper", task, args)
@@ -76,7 +77,9 @@ def after_move(game: Game) -> None:
                 _enqueue("games.tasks.expire_deadline", (game.pk, game.version), max(0.0, delay))
 
 
-def queue_bot_step(game_id: int, version: int, delay: float) -> bool:
+def queue_bot_step(game_id: int, version: int, delay: float, expires: float | None = None) -> bool:
     """Send a bot step for ``game_id`` at ``version`` in ``delay`` seconds (at once if
-    negative)."""
-    return _enqueue("games.tasks.bot_step", (game_id, version), max(0.0, delay))
+    negative), dropped unrun if no worker has started it ``expires`` seconds after it
+    was due (None: never dropped)."""
+    delay = max(0.0, delay)
+    return _enqueue("games.tasks.bot_step", (game_id, version), delay, None if expires is None else delay + expires)
