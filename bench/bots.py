@@ -3,6 +3,7 @@
     python bench/bots.py                         # all three parts, defaults below
     python bench/bots.py --part rlcard --games 2000 --procs 2
     python bench/bots.py --part roundrobin --games 400
+    python bench/bots.py --part roundrobin --rr-games 100 --presets standard,duo
     python bench/bots.py --part timing --decisions 1000
     python bench/bots.py --budget-ms 30          # hard's search budget (default: HARD_BUDGET_MS)
     python bench/bots.py --part rlcard --reveal-opponent   # diagnostic: hard sees the opponent's hand
@@ -34,6 +35,12 @@ Parts (``--part``, default ``all``):
     Our four levels against each other in our own engine: heads-up ``standard``
     games of one round (``{"rounds": 1}``), N games per pairing, seats
     alternated; every seat also gets its out-of-turn chances (catching UNO).
+    Then, for every preset of ``--presets`` (default: every preset of the
+    catalogue, ``engine.PRESETS``), N games of ``hard`` against ``normal``: heads-up
+    where the preset allows two players (else its least seat count, the levels
+    alternating round the table), one round where the preset takes ``rounds``,
+    seats rotated; each level's win rate.  (The full table is ``standard``'s only,
+    and only when ``standard`` is among ``--presets``.)
 ``timing``
     Decision time of each level (``games.bots.decide``: observation + choice),
     median and p99, over in-turn decisions with more than one legal action,
@@ -58,6 +65,7 @@ Prints figures only; there are no assertions.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing as mp
 import os
@@ -77,7 +85,8 @@ from games.bots.sampling import constrained_sampler  # noqa: E402
 from games.bots.policies import HARD_BUDGET_MS, LEVELS  # noqa: E402
 from games.bots import policies  # noqa: E402
 from games.engine import (  # noqa: E402
-    GAME_OVER, PLAY, State, apply, get_deck, legal_actions, make_config, new_game, observe, redeal_hidden,
+    GAME_OVER, PLAY, PRESETS, InvalidOptions, State, apply, get_deck, legal_actions, make_config, new_game, observe,
+    redeal_hidden,
 )
 
 DECK = get_deck("standard_108")
@@ -591,20 +600,22 @@ def part_rlcard(args, pool) -> None:
 # --------------------------------------------------------------------------------------
 # Our engine: round robin and timing
 # --------------------------------------------------------------------------------------
-def play_engine_game(levels: tuple[str, str], seed: int, budget_ms: float | None, timer: dict | None = None,
-                     searches: list | None = None):
-    """One heads-up round in our engine; returns the winning seat (None: abandoned).
+def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None, timer: dict | None = None,
+                     searches: list | None = None, preset: str = "standard", options: dict | None = None):
+    """One game in our engine (default: a heads-up round of ``standard``; one seat per
+    entry of ``levels``); returns the winning seat (None: abandoned).
     ``timer`` (seat -> list) collects that seat's decision times (>1 legal action);
     ``searches`` the simulations (samples x candidates) of each of its ``hard``
     searches (decisions with more than one candidate)."""
-    state = new_game("standard", {"rounds": 1}, 2, seed)
+    state = new_game(preset, {"rounds": 1} if options is None else options, len(levels), seed)
     rng = random.Random(seed)
     for _ in range(ENGINE_ACTION_CAP):
         if state.phase == GAME_OVER:
             return state.winner
         actor = state.actor()
         acted = False
-        for seat in (1 - actor, actor):  # out-of-turn chances first (catching UNO), then the turn
+        others = [s for s in range(len(levels)) if s != actor]
+        for seat in (*others, actor):  # out-of-turn chances first (catching UNO), then the turn
             legal = legal_actions(state, seat)
             if not legal:
                 continue
@@ -644,7 +655,91 @@ def _rr_chunk(args: tuple) -> dict:
     return {"pair": (a, b), "games": games, "wins": wins_a, "abandoned": (stop - start) - games}
 
 
+def preset_table(preset: str) -> tuple[dict, int] | None:
+    """(options, seats) of ``preset``'s hard-vs-normal games: one round where it takes
+    ``rounds``; two seats where it allows them, else its least count its options take;
+    None when no count does."""
+    options = {"rounds": 1}
+    try:
+        make_config(preset, options, PRESETS[preset].min_seats, "check")
+    except InvalidOptions as exc:
+        if exc.option != "max_players":
+            options = {}
+    p = PRESETS[preset]
+    for seats in range(max(2, p.min_seats), p.max_seats + 1):
+        try:
+            make_config(preset, options, seats, "check")
+        except InvalidOptions:
+            continue
+        return options, seats
+    return None
+
+
+def _preset_chunk(args: tuple) -> dict:
+    """Games [start, stop) of hard against normal in ``preset``: seat s is played by
+    ``("hard", "normal")[(s + i) % 2]`` in game i (seats rotated)."""
+    preset, options, seats, start, stop, base_seed, budget_ms = args
+    wins: Counter = Counter()
+    games = 0
+    for i in range(start, stop):
+        levels = tuple(("hard", "normal")[(s + i) % 2] for s in range(seats))
+        winner = play_engine_game(levels, game_seed(base_seed, i), budget_ms, preset=preset, options=options)
+        if winner is None:
+            continue
+        games += 1
+        wins[levels[winner]] += 1
+    return {"preset": preset, "games": games, "hard": wins["hard"], "normal": wins["normal"],
+            "abandoned": (stop - start) - games}
+
+
+def part_presets(args, pool, presets: list[str]) -> None:
+    n = args.rr_games if args.rr_games is not None else min(args.games, 500)
+    budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
+    print(f"== Part 2b: hard vs normal in every preset ({n} games per preset, one round where the preset takes "
+          f"rounds, heads-up where it allows two players, seats rotated, hard budget {budget:g} ms, "
+          f"{args.procs} procs, seed {args.seed})")
+    tables = {}
+    for preset in presets:
+        table = preset_table(preset)
+        if table is None:
+            print(f"   {preset}: skipped (no seat count its options take)")
+        else:
+            tables[preset] = table
+    size = max(1, min(25, n // (2 * max(1, args.procs)) or 1))
+    jobs = [(preset, options, seats, s, e, args.seed, budget)
+            for preset, (options, seats) in tables.items() for s, e in _chunks(n, size)]
+    t0 = time.perf_counter()
+    parts = list(pool.imap_unordered(_preset_chunk, jobs)) if pool else [_preset_chunk(j) for j in jobs]
+    res = {preset: Counter() for preset in tables}
+    for p in parts:
+        res[p["preset"]].update({k: p[k] for k in ("games", "hard", "normal", "abandoned")})
+    print(f"   done in {time.perf_counter() - t0:.1f} s; win rate of each level, 95% CI half-width (Wilson)")
+    print()
+    head = f"{'preset':<16}{'seats':>6}{'options':>16}{'games':>7}{'hard':>16}{'normal':>16}{'abandoned':>11}"
+    print(head)
+    print("-" * len(head))
+    for preset, (options, seats) in tables.items():
+        r = res[preset]
+        print(f"{preset:<16}{seats:>6}{json.dumps(options):>16}{r['games']:>7}"
+              + "".join(_rate(r[level], r["games"]) for level in ("hard", "normal")) + f"{r['abandoned']:>11}")
+    print()
+
+
+def _rate(wins: int, games: int, width: int = 16) -> str:
+    if not games:
+        return f"{'n/a':>{width}}"
+    lo, hi = wilson(wins, games)
+    return f"{f'{wins / games:.1%} ±{(hi - lo) / 2:.1%}':>{width}}"
+
+
 def part_roundrobin(args, pool) -> None:
+    presets = list(PRESETS) if args.presets is None else args.presets
+    if "standard" in presets:
+        part_roundrobin_standard(args, pool)
+    part_presets(args, pool, presets)
+
+
+def part_roundrobin_standard(args, pool) -> None:
     n = args.rr_games if args.rr_games is not None else min(args.games, 500)
     budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
     print(f"== Part 2: round robin in our engine (standard, heads-up, {{'rounds': 1}}, {n} games per "
@@ -721,6 +816,15 @@ def part_timing(args) -> None:
 
 
 # --------------------------------------------------------------------------------------
+def _preset_list(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in names if t not in PRESETS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown preset(s) {', '.join(unknown) or '(none)'}; "
+                                         f"presets: {', '.join(PRESETS)}")
+    return names
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--part", choices=("rlcard", "roundrobin", "timing", "all"), default="all")
@@ -728,6 +832,9 @@ def main() -> None:
                     "the round robin (default 2000)")
     ap.add_argument("--rr-games", type=int, default=None, help="games per pairing in the round robin "
                     "(default: --games, at most 500: three pairings involve hard)")
+    ap.add_argument("--presets", type=_preset_list, default=None,
+                    help="comma-separated presets of the round robin's hard-vs-normal part (default: every preset "
+                    f"of the catalogue: {','.join(PRESETS)})")
     ap.add_argument("--decisions", type=int, default=1000, help="timed decisions per level (default 1000)")
     ap.add_argument("--procs", type=int, default=2, help="parallel processes (default 2)")
     ap.add_argument("--budget-ms", type=float, default=None,

@@ -439,6 +439,9 @@ SPECTACULAR_SETTINGS = {
         "games.schema.game_links_hook",
         # Action: one typed variant per action type, from the engine's registry.
         "games.schema.typed_actions_hook",
+        # Options and Event: typed from the engine's option specs and event registry.
+        "games.schema.typed_options_hook",
+        "games.schema.typed_events_hook",
         # 413 on every operation that takes a body.
         "config.middleware.document_payload_too_large",
         # RateLimit-* headers on every response, Retry-After on 429s (last: it also

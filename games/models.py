@@ -68,6 +68,8 @@ class Seat(models.Model):
     #: consecutive timeouts; at ``max_timeouts`` the seat goes on autopilot
     timeouts = models.PositiveSmallIntegerField(default=0)
     autopilot = models.BooleanField(default=False)
+    #: this seat won the finished game (alone, or with its team: ``State.winners``)
+    won = models.BooleanField(default=False)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

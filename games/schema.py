@@ -114,6 +114,8 @@ def typed_actions_hook(result: dict, generator: Any, request: Any, public: bool)
 RECORDED_ONLY = {
     "StartAction": ("start", "the game was started (by its creator): the deal"),
     "TimeoutAction": ("timeout", "the server acted for a seat whose deadline passed (RULES.md \"Time\")"),
+    "MisplayAction": ("misplay", "a play out of turn that was no jump-in (`jump_in_misplay_points`), as the other "
+                                 "players see it until the game is over: its card stays hidden in its player's hand"),
 }
 
 
@@ -169,3 +171,89 @@ def _references(node: Any, ref: str) -> bool:
     if isinstance(node, list):
         return any(_references(v, ref) for v in node)
     return False
+
+
+# --------------------------------------------------------------------------------------
+# Options: one typed property per option, generated from the engine's option specs
+# --------------------------------------------------------------------------------------
+#: (component, property) pairs that carry an options object
+OPTION_PROPERTIES = (
+    ("CreateGameRequest", "options"),
+    ("CreateGame", "options"),
+    ("Game", "options"),
+    ("Game", "requested_options"),
+)
+
+
+def options_schema() -> dict:
+    """The ``Options`` object: one property per option of the engine's catalogue
+    (``OptionSpec.json_schema``: its values, default and doc), nothing else."""
+    return {
+        "type": "object",
+        "description": "Rule options (RULES.md). In a request: the options set on top of the preset (an option "
+        "left out takes the preset's value, else its default); in a game: the options in force.",
+        "properties": {name: spec.json_schema() for name, spec in engine.OPTIONS.items()},
+        "additionalProperties": False,
+    }
+
+
+def typed_options_hook(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """The create request's ``options`` and a game's ``options`` / ``requested_options``
+    become the typed ``Options`` object (so an option a module adds is typed without
+    touching the server)."""
+    schemas = result.get("components", {}).get("schemas", {})
+    found = [(c, p) for c, p in OPTION_PROPERTIES if p in schemas.get(c, {}).get("properties", {})]
+    if not found:
+        return result
+    schemas["Options"] = options_schema()
+    for component, prop in found:
+        old = schemas[component]["properties"][prop]
+        new: dict = {"allOf": [{"$ref": "#/components/schemas/Options"}]}
+        if "description" in old:
+            new["description"] = old["description"]
+        schemas[component]["properties"][prop] = new
+    return result
+
+
+# --------------------------------------------------------------------------------------
+# Events: one typed variant per event type, generated from the engine's registry
+# --------------------------------------------------------------------------------------
+#: (component, property) pairs that are lists of events
+EVENT_LISTS = (("ActionResult", "events"), ("Move", "events"))
+
+
+def _event_variant_name(event_type: str) -> str:
+    return "".join(part.capitalize() for part in event_type.split("_")) + "Event"
+
+
+def event_variants() -> dict[str, dict]:
+    """Component name -> schema of each event type the engine registers
+    (``games.engine.events``), as the API shows it (a private one with ``private_to``)."""
+    variants = {}
+    for name, kind in engine.EVENT_TYPES.items():
+        schema = kind.json_schema("private_to")
+        schema.pop("title", None)
+        variants[_event_variant_name(name)] = schema
+    return variants
+
+
+def typed_events_hook(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """``Event`` becomes a ``oneOf`` of one typed variant per event type, with ``type``
+    as its discriminator: the items of the actions response's ``events`` and of each
+    move's ``events``."""
+    schemas = result.get("components", {}).get("schemas", {})
+    found = [(c, p) for c, p in EVENT_LISTS if p in schemas.get(c, {}).get("properties", {})]
+    if not found:
+        return result
+    variants = event_variants()
+    schemas.update(variants)
+    refs = {schema["properties"]["type"]["enum"][0]: f"#/components/schemas/{name}" for name, schema in variants.items()}
+    schemas["Event"] = {
+        "description": "One event: what an action caused, as the caller may see it (a private event, with "
+        "`private_to`, only by those seats until the game is finished).",
+        "oneOf": [{"$ref": ref} for ref in refs.values()],
+        "discriminator": {"propertyName": "type", "mapping": refs},
+    }
+    for component, prop in found:
+        schemas[component]["properties"][prop]["items"] = {"$ref": "#/components/schemas/Event"}
+    return result

@@ -25,7 +25,7 @@ from players.models import Player, Webhook
 # from the database, then ``Model.from_db``): building these statements and matching
 # their columns through the ORM costs several times the CPU of running them (README,
 # "where a move's time goes").
-_SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot")
+_SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot", "won")
 
 
 def _table(model: type[models.Model]) -> str:
@@ -182,6 +182,9 @@ def _player_entry(seat: Seat, view_player: dict | None, deadline=None) -> dict:
         "autopilot": seat.autopilot,
         "hand_count": view_player["hand_count"] if view_player else 0,
         "score": view_player["score"] if view_player else 0,
+        # team games: this round's team; ``scoring: elimination``: out of the game or not
+        "team": view_player.get("team") if view_player else None,
+        "status": view_player.get("status", "active") if view_player else "active",
         "deadline": deadline,
     }
 
@@ -217,6 +220,8 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
         "uno_catchable_seat": None,
         "obligations": [],
         "winner": None,
+        "winners": [],
+        "deck": None,
         "legal_actions": [],
     }
     if game.state is None:
@@ -230,6 +235,7 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
     deadlines = obligations.seat_deadlines(owed, len(v["players"]))
     out["players"] = [_player_entry(s, v["players"][s.seat], deadlines[s.seat]) for s in seats]
     out["obligations"] = obligations.public(owed)
+    out["deck"] = engine.deck_of(state)
     for key in ("current_seat", "dealer", "direction", "top_card", "current_color", "draw_pile_count",
                 "discard_pile_count", "pending", "uno_catchable_seat"):
         out[key] = v[key]
@@ -243,6 +249,9 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
             "seat": game.winner_seat,
             "username": winner.player.username if winner and winner.player_id else None,
         }
+        # every seat that won (a team's seats); games saved before it: the one winner
+        out["winners"] = [{"seat": s.seat, "username": s.player.username if s.player_id else None}
+                          for s in seats if s.seat in (state.winners or [game.winner_seat])]
         out["seed"] = game.seed
     return out
 
@@ -300,13 +309,25 @@ def moves_for_viewer(game: Game, seat: int | None, after: int, limit: int) -> li
             "seq": m.seq,
             "round": m.round,
             "seat": m.seat,
-            "action": m.action,
+            "action": shown_action(m, seat, reveal),
             "events": [strip_audience(e) for e in engine.visible_events(m.events, seat, reveal_all=reveal)],
             "by": m.by,
             "created_at": m.created_at,
         }
         for m in rows
     ]
+
+
+def shown_action(move: Move, seat: int | None, reveal: bool) -> dict:
+    """``move``'s action as ``seat`` may see it: a misplay (``jump_in_misplay_points``: a
+    play out of turn that is no jump-in) leaves its card in its player's hand, so the
+    others see ``{"type": "misplay"}`` (no card, colour or target) until the game is
+    over."""
+    action = move.action
+    if reveal or seat == move.seat or "card" not in action \
+            or not any(e.get("type") == "misplay" for e in move.events):
+        return action
+    return {"type": "misplay"}
 
 
 def strip_audience(event: dict) -> dict:
@@ -345,13 +366,12 @@ def score_table(game: Game) -> dict[str, Any]:
         "rounds": rows,
         "totals": totals,
         "winner_seat": game.winner_seat,
+        "winner_seats": [s.seat for s in seats if s.won],
     }
 
 
 def stats_for_player(player) -> dict[str, int]:
     finished = Game.objects.filter(status=GameStatus.FINISHED)
     played = finished.filter(Exists(Seat.objects.filter(game=OuterRef("pk"), player=player)))
-    won = finished.filter(
-        Exists(Seat.objects.filter(game=OuterRef("pk"), player=player, seat=OuterRef("winner_seat")))
-    )
+    won = finished.filter(Exists(Seat.objects.filter(game=OuterRef("pk"), player=player, won=True)))
     return {"games_played": played.count(), "games_won": won.count()}

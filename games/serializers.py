@@ -64,6 +64,12 @@ class SeatInGameSerializer(serializers.Serializer):
     autopilot = serializers.BooleanField(help_text="A bot plays this human seat (timeouts or left the game).")
     hand_count = serializers.IntegerField()
     score = serializers.IntegerField()
+    team = serializers.IntegerField(
+        allow_null=True, help_text="Team games (`teams`, `partner_rotation`): this round's team; partners share it."
+    )
+    status = serializers.ChoiceField(
+        choices=["active", "eliminated"], help_text="`eliminated`: out of the game (`scoring: elimination`)."
+    )
     deadline = serializers.DateTimeField(
         allow_null=True,
         help_text="The earliest deadline of the decisions this seat owes (see `obligations`); null when it owes "
@@ -105,6 +111,12 @@ class WinnerSerializer(serializers.Serializer):
     username = serializers.CharField(allow_null=True)
 
 
+class DeckSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The preset's base deck and the parts its options add, `+`-joined.")
+    size = serializers.IntegerField(help_text="Cards in the whole deck.")
+    ranks = serializers.DictField(child=serializers.IntegerField(), help_text="How many cards of each rank it holds.")
+
+
 class GameSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     ruleset = serializers.CharField()
@@ -138,7 +150,11 @@ class GameSerializer(serializers.Serializer):
     deadline = serializers.DateTimeField(
         allow_null=True, help_text="The earliest deadline of `obligations`: when the server next acts by itself."
     )
-    winner = WinnerSerializer(allow_null=True)
+    winner = WinnerSerializer(allow_null=True, help_text="One seat of `winners` (the one that went out last).")
+    winners = WinnerSerializer(
+        many=True, help_text="Every seat that won the finished game (a team's seats); empty until it is over."
+    )
+    deck = DeckSerializer(allow_null=True, help_text="The game's deck (null until it starts): what its options added.")
     seed = serializers.CharField(required=False, help_text="Revealed once the game is finished.")
     hand = CardSerializer(many=True, required=False, help_text="The caller's own cards (absent for spectators).")
     legal_actions = ActionSerializer(many=True, help_text="Ready-to-post action objects.")
@@ -230,3 +246,6 @@ class ScoresSerializer(serializers.Serializer):
     rounds = ScoreRoundSerializer(many=True)
     totals = serializers.ListField(child=serializers.IntegerField())
     winner_seat = serializers.IntegerField(allow_null=True)
+    winner_seats = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Every seat that won (a team's seats); empty until it is over."
+    )

@@ -180,7 +180,10 @@ def start_game(*, player, game_id: int) -> Game:
             if s.seat != i:
                 Seat.objects.filter(pk=s.pk).update(seat=i)
         events: list[dict] = []
-        state = engine.new_game(game.ruleset, _explicit_options(game), len(seats), game.seed, events)
+        try:
+            state = engine.new_game(game.ruleset, _explicit_options(game), len(seats), game.seed, events)
+        except InvalidOptions as exc:  # options that need another count of players (teams: an even one)
+            raise ApiError(409, "wrong_player_count", f"{exc.detail} ({len(seats)} seated)") from None
         game.status = GameStatus.ACTIVE
         game.started_at = timezone.now()
         creator_seat = next(i for i, s in enumerate(seats) if s.player_id == player.id)
@@ -276,7 +279,7 @@ class RecordedMove:
     rounds_started: list[Round]
     rounds_ended: list[RoundEnd]
     #: seat rows the caller changed with this move (the timer's timeout count and
-    #: autopilot switch): written with it, so that a move that fails to be written
+    #: autopilot switch; the winners' ``won`` when it ended the game): written with it, so that a move that fails to be written
     #: leaves its seats as they were too
     seats: list[Seat]
 
@@ -322,11 +325,16 @@ def prepare_move(
     game.state = state.to_dict()
     game.round = state.round
     game.updated_at = now  # (a bulk update does not set auto_now fields itself)
+    won: list[Seat] = []
     if state.status == engine.FINISHED:
         game.status = GameStatus.FINISHED
-        game.winner_seat = state.winner
+        game.winner_seat = state.winner  # one seat of the winners (API.md's ``winner``)
         game.finished_at = now
-    return RecordedMove(game, move, started, ended, [])
+        for s in seats:  # every winner (a team's seats) counts the game won
+            if s.seat in state.winners:
+                s.won = True
+                won.append(s)
+    return RecordedMove(game, move, started, ended, won)
 
 
 def write_moves(recorded: list[RecordedMove]) -> None:
@@ -349,7 +357,7 @@ def write_moves(recorded: list[RecordedMove]) -> None:
         games[0].save(update_fields=_RECORDED_FIELDS)
     else:
         update_rows(games, _RECORDED_FIELDS)
-    update_rows(list({id(s): s for r in recorded for s in r.seats}.values()), ("timeouts", "autopilot"))
+    update_rows(list({id(s): s for r in recorded for s in r.seats}.values()), ("timeouts", "autopilot", "won"))
 
 
 def _end_rounds(ended: dict[tuple[int, int], RoundEnd]) -> None:

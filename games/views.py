@@ -219,7 +219,8 @@ class LeaveView(_GameCommand):
 
 
 class StartView(_GameCommand):
-    @_command_schema("start", "Start the game (creator only)", "`game_not_waiting`, `not_enough_players`")
+    @_command_schema("start", "Start the game (creator only)", "`game_not_waiting`, `not_enough_players`, "
+                     "`wrong_player_count` (the options need another count, e.g. `teams` an even one)")
     def post(self, request, game_id: int):
         return super().post(request, game_id)
 

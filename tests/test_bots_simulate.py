@@ -72,3 +72,37 @@ def test_a_bot_game_ends_with_a_winner():
 def test_bad_arguments_are_refused(args, message):
     with pytest.raises(CommandError, match=message):
         simulate(*args)  # refused before any game is played
+
+
+def test_every_preset_in_turn_with_ruleset_all():
+    """``--ruleset all``: every preset of the catalogue, each with as many seats as its
+    range allows (the levels cut short or repeated), a progress bar and a table each."""
+    from games.engine import PRESETS
+
+    out, err = simulate("--ruleset", "all", "--bots", "normal,easy,random", "--games", "2",
+                        "--options", '{"rounds": 1}', "--seed", "3")
+    tables = re.findall(r"^2 games of (\S+) .*?, (\d+) seats rotated, seed 3$", out, re.M)
+    assert [name for name, _ in tables] + re.findall(r"^(\S+): skipped", out, re.M) == list(PRESETS)
+    assert tables, out
+    for name, seats in tables:
+        p = PRESETS[name]
+        assert p.min_seats <= int(seats) <= p.max_seats
+        assert f"\r{name} [" in err and f"] 2/2" in err  # its own progress bar
+    found = RATE.findall(out)
+    # every table's wins add up to its games (a row per seat, labels repeated per table)
+    assert sum(int(w) for _, w, _ in found) == 2 * len(tables)
+    for name, seats in tables:
+        if PRESETS[name].max_seats == 2:  # a two-seat preset plays the first two levels only
+            block = out.split(f"2 games of {name} ", 1)[1].split("games/s", 1)[0]
+            assert "random" not in block and "normal" in block and "easy" in block
+
+
+def test_ruleset_all_skips_a_preset_that_refuses_the_options():
+    """A preset whose own rules refuse ``--options`` is skipped, said so; the rest play."""
+    from games.management.commands.simulate import fit_levels
+
+    assert fit_levels("standard", {"rounds": 1}, ["normal"] * 12) == (["normal"] * 10, "")
+    levels, why = fit_levels("standard", {"stacking": "sideways"}, ["normal", "easy"])
+    assert levels is None and "stacking" in why
+    with pytest.raises(CommandError, match="cannot play any preset"):
+        simulate("--ruleset", "all", "--bots", "normal,easy", "--games", "1", "--options", '{"stacking": "sideways"}')

@@ -62,10 +62,10 @@ def test_create_with_defaults(clients):
     assert g["options"] == {name: spec.default for name, spec in engine.OPTIONS.items()}
     assert g["players"] == [
         {"seat": 0, "username": alice.player.username, "is_bot": False, "bot_level": None,
-         "autopilot": False, "hand_count": 0, "score": 0, "deadline": None}
+         "autopilot": False, "hand_count": 0, "score": 0, "team": None, "status": "active", "deadline": None}
     ]
     assert g["hand"] == [] and g["legal_actions"] == [] and g["winner"] is None
-    assert g["obligations"] == [] and g["deadline"] is None
+    assert g["obligations"] == [] and g["deadline"] is None and g["deck"] is None
     assert "seed" not in g
     row = Game.objects.get(pk=g["id"])
     assert row.creator == alice.player and row.state is None and row.seed
@@ -80,6 +80,23 @@ def test_create_with_options_on_top_of_a_preset(clients):
     assert g["max_players"] == 3
 
 
+def test_the_view_describes_the_deck_the_options_made(clients):
+    """Issue 10: the game view shows the deck's composition: null while waiting, then
+    the preset's base deck and the parts its options added, with the count per rank."""
+    alice, bob = clients(2)
+    g = create_game(alice, ruleset="standard_112", options={"buzzer_cards": True}, max_players=2)
+    assert g["deck"] is None
+    assert bob.post(game_url(g["id"], "join")).status_code == 200
+    assert alice.post(game_url(g["id"], "start")).status_code == 200
+    deck = assert_json(bob.get(game_url(g["id"])), 200)["deck"]
+    assert deck["name"] == "standard_112+buzzer" and deck["size"] == 112 + 8
+    assert deck["ranks"]["buzzer"] == 8 and deck["ranks"]["wild_shuffle_hands"] == 1
+    assert deck["ranks"]["wild_customizable"] == 3 and deck["ranks"]["0"] == 4 and deck["ranks"]["7"] == 8
+    assert sum(deck["ranks"].values()) == deck["size"]
+    state = true_state(g["id"])
+    assert deck["size"] == sum(map(len, state.hands)) + len(state.draw_pile) + len(state.discard)
+
+
 @pytest.mark.parametrize(
     "options, field",
     [
@@ -91,8 +108,10 @@ def test_create_with_options_on_top_of_a_preset(clients):
         ({"seven_zero": "yes"}, "options.seven_zero"),
         ({"no_such_option": 1}, "options.no_such_option"),
         ({"straights": "yes"}, "options.straights"),
-        ({"teams": True}, "options.teams"),  # named in RULES.md, not played yet
-        ({"wild_draw_four": "bluff"}, "options.wild_draw_four"),
+        ({"face_down": True}, "options.face_down"),  # named in RULES.md, not played yet
+        ({"teams": "yes"}, "options.teams"),
+        ({"wild_draw_four": "sometimes"}, "options.wild_draw_four"),
+        ({"wild_keeps_color": False}, "options.wild_keeps_color"),  # always true (RULES.md)
         ({"rounds": 2, "target_score": 100}, "options.rounds"),
     ],
 )
@@ -104,7 +123,7 @@ def test_create_with_invalid_options(clients, options, field):
     assert Game.objects.count() == 0
 
 
-@pytest.mark.parametrize("ruleset", ["nope", "duo", "STANDARD", ""])
+@pytest.mark.parametrize("ruleset", ["nope", "decktet_uno", "STANDARD", ""])
 def test_create_with_an_unknown_or_unsupported_preset(clients, ruleset):
     (alice,) = clients(1)
     r = alice.post(GAMES, {"ruleset": ruleset}, format="json")

@@ -34,10 +34,14 @@ from tests.games_support import (
     walk,
 )
 from tests.helpers import assert_json, assert_problem
+from tests.presets_support import (
+    HAND_MOVING, accepted, extra_card_options, hand_moving_options, presets, seat_counts, seats_for, short,
+)
 
 pytestmark = pytest.mark.django_db
 
-PRIVATE_EVENTS = {"hand", "cards_drawn", "hand_revealed"}
+#: the event types that are always private (the engine's event registry)
+PRIVATE_EVENTS = engine.events.private_types() | {"hand", "cards_drawn", "hand_revealed"}
 
 
 def card_refs(value: Any) -> Iterator[int]:
@@ -193,7 +197,40 @@ GAMES = [
     pytest.param(4, "standard", {"rounds": 2, "seven_zero": True, "jump_in": "super", "stacking": "any"}, 3,
                  id="4p-7-0-super-stacking-2rounds"),
     pytest.param(3, "house", {"rounds": 1, "stacking": "same", "draw_limit": 2}, 4, id="3p-house-stacking"),
+    # teams, and seats out of the game (hand moves among the seats still in)
+    pytest.param(4, "standard", {"teams": True, "rounds": 1, "seven_zero": True}, 5, id="4p-teams-7-0"),
+    pytest.param(3, "standard", {"scoring": "elimination", "target_score": 40, "seven_zero": True}, 6,
+                 id="3p-elimination-7-0"),
 ]
+
+
+def every_preset_and_card_option() -> list:
+    """Every preset of the catalogue at the seat counts it allows; on ``standard``, each
+    hand-moving or extra-card option of the catalogue alone; on every preset, all the
+    hand-moving options it takes together, with one extra-card option (a different one
+    per preset).  The list grows as options land.  (Every extra card at once makes
+    games of thousands of actions: too long to check each step over HTTP.)"""
+    out = []
+    for preset in presets():
+        for n in seat_counts(preset):
+            out.append(pytest.param(n, preset, short(preset), 10 + n, id=f"{n}p-{preset}-preset"))
+    extras = extra_card_options()
+    names = list(dict.fromkeys([*hand_moving_options(), *extras]))
+    for i, name in enumerate(names):
+        out.append(pytest.param(3, "standard", short("standard", {name: True}), 20 + i, id=f"3p-{name}"))
+    for i, preset in enumerate(presets()):
+        together: dict = {}
+        for name in [*HAND_MOVING, *extras[i % len(extras):][:1]] if extras else HAND_MOVING:
+            if name in engine.OPTIONS and accepted(preset, {**together, name: True}):
+                together[name] = True
+        n = seats_for(preset, together, 3)
+        if len(together) > 1 and n is not None:
+            label = "-".join(together)
+            out.append(pytest.param(n, preset, short(preset, together), 40 + i, id=f"{n}p-{preset}-{label}"))
+    return out
+
+
+GAMES += every_preset_and_card_option()
 
 
 @pytest.mark.parametrize("n, ruleset, options, seed", GAMES)

@@ -16,6 +16,7 @@ from django.db import connection
 from games import engine, robots, services
 from games.models import Game, Move, Round, Score
 from tests.games_support import clients, create_game, play_out, start_table  # noqa: F401 (fixture)
+from tests.presets_support import seat_counts, seats_for, short
 
 pytestmark = pytest.mark.django_db
 
@@ -162,3 +163,45 @@ def test_exit_status_from_the_command_line(clients):
 def _database_url() -> str:
     s = connection.settings_dict
     return f"postgres://{s['USER']}@{s['HOST']}:{s['PORT']}/{s['NAME']}"
+
+
+# -- every preset -------------------------------------------------------------------------
+def play_with_bots(client, preset: str, rng: random.Random, monkeypatch) -> int:
+    """A game of ``preset`` (one round where it takes it) between ``client`` and bots of
+    the four levels in turn (as many seats as the preset allows, up to 4), to its end:
+    the bots through the server's robot steps (no reaction delay), the person at
+    random."""
+    monkeypatch.setattr(robots.bots, "reaction_delay", lambda *args, **kwargs: 0.0)
+    options = short(preset)
+    n = seats_for(preset, options, seat_counts(preset)[-1])
+    levels = [("hard", "normal", "easy", "random")[i % 4] for i in range(n - 1)]
+    gid = create_game(client, ruleset=preset, options=options, max_players=n,
+                      bots=[{"level": lv} for lv in levels])["id"]
+    assert client.post(f"/api/v1/games/{gid}/start").status_code == 200
+    player = client.player
+    for _ in range(5000):
+        game = Game.objects.get(pk=gid)
+        if game.status == "finished":
+            return gid
+        if robots.bot_step(gid, game.version):
+            continue
+        state = engine.State.from_dict(game.state)
+        legal = engine.legal_actions(state, 0)
+        assert legal, f"nobody acts: seat {state.actor()} owes a decision, no robot acted"
+        plays = [a for a in legal if a["type"] not in ("draw", "pass")]
+        services.act(game_id=gid, player=player, action=rng.choice(plays or legal))
+    raise AssertionError(f"the {preset} game did not finish")
+
+
+@pytest.mark.parametrize("preset", list(engine.PRESETS))
+def test_a_bot_game_of_every_preset_verifies_and_a_tampered_one_does_not(clients, monkeypatch, preset):
+    (alice,) = clients(1)
+    gid = play_with_bots(alice, preset, random.Random(preset), monkeypatch)
+    out = verify(gid)
+    assert out.startswith(f"game {gid}: OK") and "finished" in out, out
+    assert Move.objects.filter(game_id=gid, by="bot").exists()
+    # one tampered move: an event the engine did not emit
+    move = Move.objects.filter(game_id=gid).order_by("seq")[Game.objects.get(pk=gid).version // 2]
+    move.events = [*move.events, {"type": "uno", "seat": 0}]
+    move.save()
+    verify_fails(gid, f"move {move.seq}")

@@ -7,13 +7,26 @@
   action cards, names its strongest colour, stacks, challenges a Wild Draw Four
   from a big hand, always sends a +2/+4/Skip back when it holds a Renvoi, always
   calls and catches UNO, jumps in, plays a sequence on (``straights``,
-  ``continuations``) while it can and cuts into the previous player's.
+  ``continuations``) while it can and cuts into the previous player's.  It aims a
+  +2?/+4? (``targeted_draw_cards``; ``hard`` too) at the opponent with the fewest
+  cards, never at a partner, and plays a Downpour at once when an opponent is down to
+  two cards.  No level ever misplays (``jump_in_misplay_points``).  With
+  ``wild_draw_four: bluff`` it never bluffs (a Wild Draw Four only when no other card
+  could be played) and challenges one from a hand of 4 or more; with ``free`` it plays
+  a Wild Draw Four before a plain Wild (it risks nothing).  A Replay's extra play
+  (``replay_cards``) is a turn like another: its best card, or ``end_turn``.
+  In Duo's draft it keeps wilds, action cards and numbers of a colour it holds and
+  discards other numbers; Duo's Reverse sequence is played like any sequence.
 
 Every level buzzes in a buzz window (``buzzer_cards``) first thing, in turn or out of
 turn (a reflex: not buzzing is sure to cost 2 cards), except ``hard`` in turn when it
 is the last seat that owes the buzz: buzzing then makes it the last to buzz, so its
 search weighs the buzz against its plays.  How long a bot waits before buzzing, like a
 person reacting, is :func:`reaction_delay` (the server honours it).
+Team play (``teams``, ``partner_rotation``): ``normal`` never plays a Skip, +2 or +4
+on its partner when something else will do, nor aims a +2?/+4? at it, nor catches or
+challenges it, and skips the opponent before a partner about to go out; ``hard``'s
+search values a round its partner wins as its own.
 * ``hard``: determinized Monte Carlo search (flat, information-set sampling) over
   the engine with a time budget: every distinct play (and colour) is tried in the
   same sampled worlds, rolled out with ``normal`` in every seat; ``normal``'s
@@ -45,6 +58,8 @@ LAST_SEARCH: dict[str, int] = {"samples": 0, "candidates": 0, "simulations": 0}
 CHOOSE = {c: Action("choose_color", color=c) for c in COLORS}
 DRAW, PASS, CALL, CHALLENGE = Action("draw"), Action("pass"), Action("call_uno"), Action("challenge")
 RANK_BONUS = frozenset({"skip", "draw_two", "reverse"})
+#: the cards whose effect falls on the next seat (team play: never on the partner)
+HITS_NEXT = frozenset({"skip", "draw_two", "wild_draw_four"})
 #: ends a turn of several cards (``straights``, ``continuations``) once nothing is worth playing on
 END_TURN = Action("end_turn")
 #: what a bot with nothing (more) to play does, in this order
@@ -53,6 +68,13 @@ FALLBACKS = (("pass", PASS), ("draw", DRAW), ("end_turn", END_TURN))
 AIMED = frozenset({"penalty", "skip", "deflected"})
 #: the rank of the Renvoi (``deflect_cards``), played only to send such an effect back
 DEFLECT = "deflect"
+#: +2? / +4? (``targeted_draw_cards``): a +2 / +4 on the victim its play names;
+#: Downpour (``downpour_cards``): every other player draws 1 / 2
+TARGETED = frozenset({"targeted_draw_two", "targeted_wild_draw_four"})
+DOWNPOUR = frozenset({"downpour_one", "downpour_two"})
+#: the cards that move hands (``standard_112``, ``swap_hands_card``, ``hand_pass_cards``,
+#: ``uno_card``): ``normal`` weighs the hand it would get against the one it keeps
+HAND_MOVES = frozenset({"wild_shuffle_hands", "wild_swap_hands", "hand_pass", "uno"})
 #: the buzz (``buzzer_cards``): the action every seat owes in a buzz window, the window's
 #: decision name, the Buzzer's rank
 BUZZ, BUZZ_WINDOW, BUZZER = Action("buzz"), "buzz", "buzzer"
@@ -140,6 +162,8 @@ def _easy(state: State, seat: int, legal: list[Action], rng: random.Random) -> A
     plays = plays or [a for a in legal if a.type == "play"]
     if "choose_color" in types:
         return CHOOSE[_best_color(state, seat)]
+    if DRAFT_KEEP in types:  # Duo's draft: half the time as normal drafts, else at random
+        return _draft(state, seat, legal) if rng.random() < 0.5 else rng.choice(legal)
     if plays:
         pick = rng.choice(plays)
         return pick if pick.color is None else pick._replace(color=_best_color(state, seat))
@@ -153,14 +177,22 @@ class _Valuer:
     """How much ``normal`` likes each play of one seat in one position (higher is
     better); what every play shares is computed once."""
 
-    __slots__ = ("deck", "hands", "hand", "n", "next_count", "counts")
+    __slots__ = ("deck", "hands", "hand", "n", "next_count", "counts", "free_plus4", "state", "seat", "mate_next",
+                 "help_mate")
 
     def __init__(self, state: State, seat: int):
         self.deck = build_rules(state.config).deck
+        self.free_plus4 = state.options["wild_draw_four"] == "free"
+        self.state, self.seat = state, seat
         self.hands = state.hands
         self.hand = state.hands[seat]
         self.n = state.seats
         self.next_count = len(state.hands[state.next_seat(seat)])
+        # team play (``teams``, ``partner_rotation``): the next seat is the partner (never
+        # hit it), or the seat after it is a partner about to go out (skip to it)
+        after = state.next_seat(seat, 2)
+        self.mate_next = _mate(state, seat, state.next_seat(seat))
+        self.help_mate = _mate(state, seat, after) and len(state.hands[after]) <= 2
         color = self.deck.color
         counts: dict[str | None, int] = {}
         for c in self.hand:
@@ -171,23 +203,113 @@ class _Valuer:
         deck, card = self.deck, a.card
         rank, color = deck.rank[card], deck.color[card]  # type: ignore[index]
         value = deck.points[card] / 10.0  # type: ignore[index]  # get rid of points
+        if rank in HAND_MOVES:  # the hand it gets: the fewer cards than those kept, the better
+            return value + 1.0 + (len(self.hand) - 1 - _received(self.state, self.seat, a, rank)) * 0.8
         if rank == BUZZER:  # a lottery of 2 cards that lets the next player play anything:
             value = -2.5 if len(self.hand) > 3 else 2.0  # a fallback (before a wild, worth more kept)
         elif color is None:
             value = -3.0 if len(self.hand) > 3 else 4.0  # keep wilds for later
             if rank == "wild_draw_four" and self.next_count <= 2:
                 value = 6.0
+            elif rank == "wild_draw_four" and self.free_plus4:
+                value += 1.0  # never challenged: before a plain Wild
         else:
             value += self.counts[color] * 0.5  # stay in the colour I hold most of
-        if rank in RANK_BONUS and self.next_count <= 2:
+        if rank in RANK_BONUS and self.next_count <= 2 and not self.mate_next:
             value += 5.0
-        if a.target_seat is not None:
+        if rank in HITS_NEXT:
+            if self.mate_next:
+                value -= 8.0  # never a Skip / +2 / +4 on the partner when something else will do
+            elif self.help_mate:
+                value += 4.0  # the opponent between is skipped: the partner, about to go out, plays
+        if rank in TARGETED:  # a +2 / +4 on its victim: the smaller its hand, the better
+            victim = len(self.hands[a.target_seat])  # type: ignore[index]
+            value += (5.0 if victim <= 2 else 0.0) - 0.1 * victim
+        elif rank in DOWNPOUR and min(len(h) for h in self.hands if h is not self.hand) <= 2:
+            value = 6.0  # everyone else draws: stop the one about to go out
+        elif a.target_seat is not None:
             value += (len(self.hand) - len(self.hands[a.target_seat])) * 0.8
         if a.uno:
             value += 0.01
         if self.n > 2 and rank == "reverse":
             value -= 0.5
         return value
+
+
+def _mate(state: State, seat: int, other: int) -> bool:
+    """Whether ``other`` is ``seat``'s partner this round (``State.teams``)."""
+    teams = state.teams
+    return teams is not None and other != seat and teams[other] == teams[seat]
+
+
+def _aim(state: State, seat: int, moves: list[Action]) -> list[Action]:
+    """``moves`` with the +2?/+4? plays (``targeted_draw_cards``) aimed only at the
+    opponents holding the fewest cards, never at a partner (``State.teams``) while an
+    opponent may be aimed at."""
+    if not any(a.target_seat is not None and a.type == "play" for a in moves):
+        return moves
+    rank = build_rules(state.config).deck.rank
+    if not any(a.type == "play" and rank[a.card] in TARGETED for a in moves):  # type: ignore[index]
+        return moves
+    teams = state.teams
+    others = [s for s in range(state.seats) if s != seat and s not in state.eliminated]
+    foes = [s for s in others if teams is None or teams[s] != teams[seat]] or others
+    fewest = min(len(state.hands[s]) for s in foes)
+    aims = {s for s in foes if len(state.hands[s]) == fewest}
+    return [a for a in moves if a.type != "play" or rank[a.card] not in TARGETED  # type: ignore[index]
+            or a.target_seat in aims]
+
+
+def _received(state: State, seat: int, a: Action, rank: str) -> float:
+    """How many cards ``seat`` would hold after the hand-moving play ``a`` of a card of
+    ``rank`` (``HAND_MOVES``): the hand it receives (a Shuffle: an even share)."""
+    hands, n = state.hands, state.seats
+    if len(hands[seat]) == 1 and rank != "uno":
+        return -1.0  # its last card: it goes out (better than any hand), no hand moves
+    if rank == "wild_swap_hands":
+        return float(len(hands[a.target_seat]))  # type: ignore[index]
+    if rank == "uno":  # hands pass against the direction of play: the next player's comes
+        return float(len(hands[state.next_seat(seat)]))
+    gone = state.eliminated
+    if rank == "hand_pass":  # hands pass on in the direction of play: the previous player's comes
+        prev = (seat - state.direction) % n
+        while prev in gone:
+            prev = (prev - state.direction) % n
+        return float(len(hands[prev]))
+    active = [s for s in range(n) if s not in gone]
+    return (sum(len(hands[s]) for s in active) - 1) / len(active)  # a Shuffle: an even share
+
+
+def _worth_moving(state: State, seat: int, plays: list[Action]) -> list[Action]:
+    """``plays`` less the hand-moving plays that would not leave ``seat`` fewer cards
+    than it keeps (a swap with a bigger hand, a last UNO card...): never a pointless
+    swap while it holds the fewest cards."""
+    rank = build_rules(state.config).deck.rank
+    keep = len(state.hands[seat]) - 1
+    return [a for a in plays
+            if rank[a.card] not in HAND_MOVES or _received(state, seat, a, rank[a.card]) < keep]  # type: ignore[index]
+
+
+# -- Duo (``uno/duo.py``) -----------------------------------------------------------------------
+#: Duo's draft: keep the card just drawn, or discard it (and keep the next)
+DRAFT_KEEP, DRAFT_DISCARD = "draft_keep", "draft_discard"
+
+
+def _draft(state: State, seat: int, legal: list[Action]) -> Action:
+    """Duo's draft (``normal``; ``hard`` too, its short rollouts cannot judge a draft):
+    keep a good card (a wild, an action card, a number of a colour already held),
+    discard a weak one (a number of a colour not held yet), unless it must be kept."""
+    keep = next(a for a in legal if a.type == DRAFT_KEEP)
+    discard = next((a for a in legal if a.type == DRAFT_DISCARD), None)
+    if discard is None:
+        return keep
+    deck = build_rules(state.config).deck
+    card = state.drawn[0]  # the card being drafted (its drafter's own: kept in an observation)
+    color, rank = deck.color[card], deck.rank[card]
+    if color is None or not rank.isdigit():
+        return keep  # a wild or an action card
+    held = sum(1 for c in state.hands[seat] if c != card and deck.color[c] == color)
+    return keep if held else discard
 
 
 def _normal_out_of_turn(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
@@ -197,9 +319,9 @@ def _normal_out_of_turn(state: State, seat: int, legal: list[Action], rng: rando
         if a.type == "call_uno":
             return a
     for a in legal:
-        if a.type == "catch_uno":
-            return a
-    jumps = [a for a in legal if a.type == "play"]  # jump-ins, and cut-ins into a sequence
+        if a.type == "catch_uno" and not _mate(state, seat, a.target_seat):  # type: ignore[arg-type]
+            return a  # (never the partner)
+    jumps = _aim(state, seat, [a for a in legal if a.type == "play"])  # jump-ins, and cut-ins into a sequence
     if jumps:
         if any(a.color is not None for a in jumps):  # a wild cutting in: the colour it holds most of
             best = _best_color(state, seat)
@@ -207,6 +329,24 @@ def _normal_out_of_turn(state: State, seat: int, legal: list[Action], rng: rando
         valuer = _Valuer(state, seat)
         return max(jumps, key=lambda a: (bool(a.uno), valuer.value(a)))
     return None
+
+
+#: ``normal`` challenges a Wild Draw Four whose player holds at least this many cards,
+#: by ``wild_draw_four`` mode (``bluff``: guilty with any other playable card, so likelier)
+CHALLENGE_FROM = {"official": 5, "bluff": 4}
+
+
+def _no_bluff(state: State, seat: int, plays: list[Action]) -> list[Action]:
+    """``plays`` less the Wild Draw Fours that would be a bluff (``wild_draw_four:
+    bluff``: the hand holds another card playable now), unless nothing else is left."""
+    rules = build_rules(state.config)
+    rank, guilt = rules.deck.rank, rules.guilt
+    if guilt is None:
+        return plays
+    top_rank, hand = rank[state.discard[-1]], state.hands[seat]
+    honest = [a for a in plays if rank[a.card] != "wild_draw_four"  # type: ignore[index]
+              or not guilt(rules, [c for c in hand if c != a.card], state.color, top_rank)]
+    return honest or plays
 
 
 def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) -> Action | None:
@@ -217,6 +357,8 @@ def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) ->
     types = {a.type for a in legal}
     if "choose_color" in types:
         return CHOOSE[_best_color(state, seat)]
+    if DRAFT_KEEP in types:
+        return _draft(state, seat, legal)
     plays = [a for a in legal if a.type == "play"]
     hand_size = len(state.hands[seat])
     if hand_size == 2:
@@ -224,6 +366,10 @@ def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) ->
     if any(a.color is not None for a in plays):
         best = _best_color(state, seat)
         plays = [a for a in plays if a.color is None or a.color == best] or plays
+    plays = _aim(state, seat, plays)
+    plays = _worth_moving(state, seat, plays)  # (none left: it draws rather than take more cards)
+    if plays and state.options["wild_draw_four"] == "bluff":
+        plays = _no_bluff(state, seat, plays)
     p = state.decision()
     if p is not None and p.name in AIMED:
         if plays:
@@ -232,11 +378,19 @@ def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) ->
             if back:  # a Renvoi has no other use: always send the effect back
                 return back[0]
             return max(plays, key=_Valuer(state, seat).value)
-        if "challenge" in types and len(state.hands[p.by]) >= 5:  # type: ignore[attr-defined]
+        challenge_from = CHALLENGE_FROM.get(state.options["wild_draw_four"], 5)
+        if "challenge" in types and len(state.hands[p.by]) >= challenge_from \
+                and not _mate(state, seat, p.by):  # type: ignore[attr-defined]  # (never the partner)
             return CHALLENGE
         return DRAW if "draw" in types else PASS  # accept it (a Skip is accepted with a pass)
     if plays:
-        return max(plays, key=_Valuer(state, seat).value)
+        valuer = _Valuer(state, seat)
+        pick = max(plays, key=valuer.value)
+        if valuer.mate_next and build_rules(state.config).deck.rank[pick.card] in HITS_NEXT:  # type: ignore[index]
+            for kind, action in FALLBACKS[:2]:  # draw (or pass) rather than hit the partner
+                if kind in types:
+                    return action
+        return pick
     if "end_turn" in types:  # a sequence with nothing to play on: calling UNO ahead would lapse
         return END_TURN
     if "call_uno" in types and hand_size == 2:
@@ -248,9 +402,11 @@ def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) ->
 
 
 # --------------------------------------------------------------------------------------
-def _round_result(state: State, seat: int) -> float:
-    """1 if ``seat`` won the round that just ended, else 0."""
-    return 1.0 if state.history[-1]["winner"] == seat else 0.0
+def _round_result(state: State, seat: int, teams: list[int] | None = None) -> float:
+    """1 if ``seat`` (or its partner: ``teams``, the teams of the round that ended)
+    won the round that just ended, else 0."""
+    winner = state.history[-1]["winner"]
+    return 1.0 if winner == seat or (teams is not None and teams[winner] == teams[seat]) else 0.0
 
 
 def _rollout(state: State, seat: int, rng: random.Random) -> float:
@@ -260,6 +416,7 @@ def _rollout(state: State, seat: int, rng: random.Random) -> float:
     samples in the budget).  A buzz window is answered by every seat that owes it,
     in a random order, before the seat in turn moves (as the bots do)."""
     start_round = state.round
+    teams = state.teams  # team play: the team's result, not the seat's
     for _ in range(HARD_ROLLOUT_DEPTH):
         if state.windows:
             _answer_buzzes(state, rng)
@@ -267,17 +424,25 @@ def _rollout(state: State, seat: int, rng: random.Random) -> float:
         move = _normal(state, actor, legal_moves(state, actor), rng)
         push(state, actor, move)  # type: ignore[arg-type]
         if state.round != start_round or state.phase == GAME_OVER:
-            return _round_result(state, seat)
-    mine = len(state.hands[seat])
-    best_other = min(len(h) for s, h in enumerate(state.hands) if s != seat)
+            return _round_result(state, seat, teams)
+    if teams is None and not state.eliminated:
+        mine = len(state.hands[seat])
+        best_other = min(len(h) for s, h in enumerate(state.hands) if s != seat)
+    else:  # the team's shortest hand against the others'; eliminated seats hold none
+        ours = [len(h) for s, h in enumerate(state.hands) if s == seat or _mate(state, seat, s)]
+        theirs = [len(h) for s, h in enumerate(state.hands)
+                  if s not in state.eliminated and s != seat and not _mate(state, seat, s)]
+        mine, best_other = min(ours), min(theirs, default=1)
     return best_other / (best_other + mine)
 
 
 def _candidates(state: State, seat: int, legal: list[Action]) -> list[Action]:
     """The decisions worth searching: every distinct play (two copies of a card are
-    one candidate; a wild once per colour), ``normal``'s favourite first, then the
-    non-play options (draw, challenge, pass) when there are any."""
+    one candidate; a wild once per colour; a +2?/+4? aimed as ``normal`` aims it),
+    ``normal``'s favourite first, then the non-play options (draw, challenge, pass)
+    when there are any."""
     deck = build_rules(state.config).deck
+    legal = _aim(state, seat, legal)
     plays, others, seen = [], [], set()
     two = len(state.hands[seat]) == 2
     for a in legal:
@@ -312,8 +477,8 @@ def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budg
     with it (importance sampling)."""
     if not _in_turn(state, seat):
         return _normal_out_of_turn(state, seat, legal, rng)
-    if any(a.type == "choose_color" for a in legal):
-        return _normal(state, seat, legal, rng)
+    if any(a.type == "choose_color" or a.type == DRAFT_KEEP for a in legal):
+        return _normal(state, seat, legal, rng)  # a colour to name, Duo's draft: normal's judgement
     if _owes_buzz(state, legal) and any(s != seat for s, decision, _ in owed(state) if decision == BUZZ_WINDOW):
         return BUZZ  # others still owe it: buzzing now avoids being the last
     candidates = _candidates(state, seat, legal)  # (the last to owe a buzz: buzz or play, searched)
@@ -336,12 +501,12 @@ def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budg
             world, weight = world
         samples += 1
         dice = rng.random()
-        round_now = world.round
+        round_now, teams = world.round, world.teams
         for i, a in enumerate(candidates):
             sim = world.copy()
             push(sim, seat, a)
             if sim.round != round_now or sim.phase == GAME_OVER:
-                result = _round_result(sim, seat)
+                result = _round_result(sim, seat, teams)
             else:
                 result = _rollout(sim, seat, random.Random(dice))
             totals[i] += weight * result

@@ -23,6 +23,7 @@ from .cards import COLORS, Card, Deck, get_deck
 from .catalog import FAMILIES, OPTIONS, PRESETS, build_rules, make_config, resolve_options
 from .rules import DECISIONS, Decision, Family, Module, Rules, StoredWindow, Window
 from .config import Config, OptionSpec, Preset
+from .events import EVENT_TYPES, EventType
 from .errors import (
     EngineError,
     GameOver,
@@ -36,6 +37,7 @@ from .errors import (
 from .game import (
     apply,
     deadline_seconds,
+    deck_of,
     window_instance,
     legal_actions,
     legal_moves,
@@ -53,9 +55,9 @@ from .state import ACTIVE, FINISHED, GAME_OVER, PLAY, ROUND_OVER, SETUP, State
 __all__ = [
     "ACTION_FIELDS", "ACTION_TYPES", "ACTIVE", "COLORS", "DECISIONS", "FAMILIES", "FINISHED", "GAME_OVER",
     "OPTIONS", "PLAY", "PRESETS", "ROUND_OVER", "SETUP", "SYSTEM_ACTIONS", "Action", "ActionType", "Card",
-    "Config", "Deck", "Decision", "Family", "Module", "Rules", "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions",
+    "Config", "Deck", "Decision", "EVENT_TYPES", "EventType", "Family", "Module", "Rules", "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions",
     "NotYourCard", "NotYourTurn", "OptionSpec", "Preset", "State", "StoredWindow", "UnknownCard", "Window", "action_key",
-    "apply", "build_rules", "deadline_seconds", "window_instance", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
+    "apply", "build_rules", "deadline_seconds", "deck_of", "window_instance", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
     "new_game", "observe", "owed", "public_pending", "push", "redeal_hidden", "replay", "resolve_options",
     "view", "visible_events",
 ]

@@ -119,8 +119,30 @@ def standard_108(start: int = 0) -> list[Card]:
     return cards
 
 
+#: the Mattel 112-card deck's wilds (RULES.md "Extra cards"), 40 points each: the 2018
+#: deck's Wild Shuffle Hands, the 2015 deck's Wild Swap Hands (option ``swap_hands_card``)
+#: in its place, and three Wild Customizable (played as a Wild)
+SHUFFLE_HANDS, SWAP_HANDS, CUSTOMIZABLE = "wild_shuffle_hands", "wild_swap_hands", "wild_customizable"
+MATTEL_WILD_POINTS = 40
+
+
+def _standard_112(hand_wild: str) -> DeckPart:
+    def build(start: int = 0) -> list[Card]:
+        cards = standard_108(start)
+        for rank in (hand_wild, CUSTOMIZABLE, CUSTOMIZABLE, CUSTOMIZABLE):
+            cards.append(uno_card(start + len(cards), None, rank, points=MATTEL_WILD_POINTS))
+        return cards
+
+    build.__doc__ = f"The 108 cards, then 1 {hand_wild} and 3 {CUSTOMIZABLE} (ids 108-111)."
+    return build
+
+
+standard_112 = _standard_112(SHUFFLE_HANDS)  # Mattel 2018: preset ``standard_112``
+standard_112_swap = _standard_112(SWAP_HANDS)  # Mattel 2015: ``standard_112`` with ``swap_hands_card``
+
 #: base decks by name (a preset names one)
-DECKS: dict[str, DeckPart] = {"standard_108": standard_108}
+DECKS: dict[str, DeckPart] = {"standard_108": standard_108, "standard_112": standard_112,
+                              "standard_112_swap": standard_112_swap}
 _cache: dict[tuple[str, tuple[str, ...]], Deck] = {}
 #: extra parts by name (an option names the ones it adds; see ``Rules.deck_parts``)
 PARTS: dict[str, DeckPart] = {}

@@ -15,9 +15,10 @@ from .cards import build_deck
 from .config import OPTION_DEFAULTS, Config, OptionSpec, Preset
 from .errors import InvalidOptions
 from .rules import Family, Rules
+from .uno.duo import DuoFamily
 from .uno.family import UnoFamily
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (UnoFamily(),)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (UnoFamily(), DuoFamily())}
 
 #: every option, in the order the families' modules declare them
 OPTIONS: dict[str, OptionSpec] = {
@@ -31,18 +32,21 @@ PRESETS: dict[str, Preset] = {
         Preset("standard", "uno", "standard_108", 2, 10),
         Preset("house", "uno", "standard_108", 2, 10,
                {"uno_penalty": 4, "penalty_skips_turn": False, "scoring": "lowest_total"}),
+        Preset("standard_112", "uno", "standard_112", 2, 10),  # Mattel 2018: uno/hand_moves.py
+        Preset("duo", "duo", "standard_112", 2, 2, {"scoring": "lowest_total", "stacking": "same"}),  # uno/duo.py
+        Preset("play_uno_com", "uno", "play_uno_com_112", 2, 10,  # seed 002: uno/play_uno_com.py, uno/replay.py
+               {"replay_cards": True, "wild_draw_four": "free", "first_wild_draw_four": "name_color",
+                "dealer": "random"}),
     ]
 }
 
 #: Named in RULES.md, not played yet: refused with "not supported yet".
 PLANNED_OPTIONS = frozenset(
     {
-        "hands_to_win", "jump_in_misplay_points", "teams", "partner_rotation", "replay_cards", "downpour_cards",
-        "hand_pass_cards", "targeted_draw_cards", "swap_hands_card", "uno_card",
         "face_down", "decks",
     }
 )
-PLANNED_PRESETS = frozenset({"standard_112", "play_uno_com", "duo", "decktet_uno"})
+PLANNED_PRESETS = frozenset({"decktet_uno"})
 
 
 def resolve_options(preset: Any, options: Any) -> dict[str, Any]:
@@ -75,6 +79,7 @@ def resolve_options(preset: Any, options: Any) -> dict[str, Any]:
         raise InvalidOptions("rounds", "set either rounds or target_score, not both")
     for module in FAMILIES[p.family].modules:
         module.validate(resolved, options)
+    FAMILIES[p.family].base_deck(p.deck, resolved)  # an option that replaces a card the deck lacks
     return resolved
 
 
@@ -84,6 +89,8 @@ def make_config(preset: Any, options: Any, seats: Any, seed: Any) -> Config:
     p = PRESETS[preset]
     if isinstance(seats, bool) or not isinstance(seats, int) or not p.min_seats <= seats <= p.max_seats:
         raise InvalidOptions("max_players", f"{preset} is played by {p.min_seats} to {p.max_seats} players")
+    for module in FAMILIES[p.family].modules:
+        module.validate_seats(resolved, seats)  # teams: an even count
     return Config(preset, seats, str(seed), resolved)
 
 
@@ -92,7 +99,8 @@ def _build(preset_name: str, seats: int, opts: tuple) -> Rules:
     preset = PRESETS[preset_name]
     family = FAMILIES[preset.family]
     options = dict(opts)
-    rules = Rules(family=family, deck=build_deck(preset.deck, family.deck_parts(options)), seats=seats, opts=options)
+    deck = build_deck(family.base_deck(preset.deck, options), family.deck_parts(options))
+    rules = Rules(family=family, deck=deck, seats=seats, opts=options)
     family.install(rules)
     for module in family.modules:
         module.install(rules)

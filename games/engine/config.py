@@ -20,13 +20,28 @@ def choice(*values: Any) -> Callable[[Any], Any]:
             raise ValueError("must be one of " + ", ".join(repr(x) for x in values))
         return v
 
+    check.json_schema = _enum_schema(values)  # type: ignore[attr-defined]
     return check
+
+
+def _enum_schema(values: tuple) -> dict:
+    """The JSON schema (OpenAPI 3.0: ``nullable``) of a :func:`choice` of ``values``."""
+    kinds = {bool: "boolean", int: "integer", float: "number", str: "string"}
+    types = {kinds.get(type(v), "object") for v in values if v is not None}
+    out: dict[str, Any] = {"type": types.pop()} if len(types) == 1 else {}
+    out["enum"] = list(values)
+    if None in values:
+        out["nullable"] = True
+    return out
 
 
 def boolean(v: Any) -> bool:
     if not isinstance(v, bool):
         raise ValueError("must be true or false")
     return v
+
+
+boolean.json_schema = {"type": "boolean"}  # type: ignore[attr-defined]
 
 
 def integer(lo: int, hi: int, nullable: bool = False) -> Callable[[Any], Any]:
@@ -37,6 +52,8 @@ def integer(lo: int, hi: int, nullable: bool = False) -> Callable[[Any], Any]:
             raise ValueError(f"must be an integer from {lo} to {hi}" + (" or null" if nullable else ""))
         return v
 
+    check.json_schema = {"type": "integer", "minimum": lo, "maximum": hi,  # type: ignore[attr-defined]
+                         **({"nullable": True} if nullable else {})}
     return check
 
 
@@ -48,6 +65,22 @@ class OptionSpec:
     doc: str
     #: values RULES.md names that no module plays yet (refused with "not supported yet")
     planned: tuple = ()
+
+    def json_schema(self) -> dict:
+        """The JSON schema (OpenAPI 3.0) of this option's values, derived from its
+        validator (``choice``, ``integer``, ``boolean`` carry theirs: a validator
+        without one gives ``{}``, which tests/test_schema_options.py refuses), less the
+        planned values, with the default and the doc (games/schema.py's ``Options``)."""
+        out = dict(getattr(self.check, "json_schema", {}))
+        doc = self.doc
+        if "enum" in out and self.planned:
+            out["enum"] = [v for v in out["enum"] if v not in self.planned]
+            doc += " (not supported yet: " + ", ".join(map(_json_text, self.planned)) + ")"
+        return {**out, "default": self.default, "description": doc}
+
+
+def _json_text(value: Any) -> str:
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,8 @@ def legal_moves(state: State, rules: Rules, seat: int) -> list[tuple]:
     """``seat``'s legal moves, in listing order (an owed decision's first)."""
     if state.phase == GAME_OVER:
         return []
+    if state.eliminated and seat in state.eliminated:
+        return []  # a seat out of the game (``scoring: elimination``) acts no more
     out: list[tuple] = []
     stack = state.stack
     if stack:
@@ -72,6 +74,8 @@ def legal_moves(state: State, rules: Rules, seat: int) -> list[tuple]:
         w.moves(state, rules, seat, top, is_owner, out)
     for w in state.windows:
         w.moves(state, rules, seat, top, is_owner, out)  # type: ignore[attr-defined]
+    if state.eliminated:  # a play's targets are every other seat (cached): none out of the game
+        out = [m for m in out if m[3] is None or m[3] not in state.eliminated]
     return out
 
 
@@ -132,6 +136,8 @@ def refusal(state: State, rules: Rules, seat: int, move: tuple, legal: Any) -> E
             return UnknownCard(f"there is no card {card} in this game's deck", field="card")
         if card not in state.hands[seat]:
             return NotYourCard(f"card {card} is not in your hand", field="card")
+    if state.eliminated and seat in state.eliminated:
+        return NotYourTurn(f"seat {seat} is out of the game (eliminated)")
     top, owner = top_and_owner(state, rules)
     if kind in rules.in_turn and seat != owner:
         if not any(kind in w.actions and w.might_take(state, rules, seat, move)
@@ -148,6 +154,10 @@ def refusal(state: State, rules: Rules, seat: int, move: tuple, legal: Any) -> E
         if uno and hand_size != 2:
             return IllegalMove("'uno' goes with playing your next-to-last card", field="uno")
         if any(m[0] == "play" and m[1] == card for m in legal):
+            if target is not None and rules.target_refusal is not None:
+                why = rules.target_refusal(state, rules, seat, card, target)
+                if why is not None:
+                    return IllegalMove(why, field="target_seat")
             return IllegalMove("this play needs other parameters (e.g. a valid 'target_seat')", field="target_seat")
     why = top.explain(state, rules, seat, move)
     return IllegalMove(why if why is not None else ACTION_TYPES[kind].refusal)

@@ -110,9 +110,9 @@ def apply(state: State, seat: Any, action: Any, *, system: bool = False) -> Even
             index = cached[2]
         else:
             index = _legal_index(state, rules, seat)
-        if key not in index:
+        if key not in index and (rules.unlisted is None or not rules.unlisted(state, rules, seat, key)):
             raise refusal(state, rules, seat, key, index)
-        execute(state, rules, seat, key, ev)  # the key is the listed move's value
+        execute(state, rules, seat, key, ev)  # the key is the listed move's value (or a misplay)
     state.seq += 1
     return ev
 
@@ -188,6 +188,12 @@ def public_pending(state: State) -> dict | None:
     return None
 
 
+def deck_of(state: State) -> dict:
+    """The game's deck as clients may know it: its name (the base deck and the parts its
+    options add, ``+``-joined), its size and how many cards of each rank it holds."""
+    return _rules(state).deck.describe()
+
+
 def view(state: State, seat: Any = None) -> dict:
     """What ``seat`` may see (``None``: a spectator, who sees no hand at all)."""
     rules = _rules(state)
@@ -212,6 +218,8 @@ def view(state: State, seat: Any = None) -> dict:
         ],
         "winner": state.winner,
     }
+    if rules.several_winners:  # a team game: every seat of the winning team
+        v["winners"] = list(state.winners)
     if seat is not None:
         _check_seat(state, seat)
         v["seat"] = seat

@@ -75,8 +75,10 @@ class Play(NamedTuple):
 #: (state, rules, play, events) -> how many seats play moves on from the player (its
 #: intent: 1 the next player, 2 skip one, 0 this player continues); it may push decisions
 Effect = Callable[["State", "Rules", Play, Events], int]
-#: (state, rules, play, events) -> None: what a rank does as the player's last card
-Finish = Callable[["State", "Rules", Play, Events], None]
+#: (state, rules, play, events) -> None: what a rank does as the player's last card; it
+#: may return the seat that wins the round instead of the player (a last UNO card, whose
+#: player receives a hand: ``uno_card``)
+Finish = Callable[["State", "Rules", Play, Events], "int | None"]
 #: (rules, seat, card, hand_size) -> the extra fields (color, target_seat) of each distinct
 #: play of that card; a pure function of its arguments (the moves are cached)
 ParamFn = Callable[["Rules", int, int, int], Sequence[dict]]
@@ -102,6 +104,16 @@ class Scoring(ABC):
     @abstractmethod
     def game_winner(self, state: State, rules: Rules) -> int | None:
         """The seat that has won the game after the last round, if any."""
+
+    def game_winners(self, state: State, rules: Rules) -> list[int] | None:
+        """Every seat that has won the game after the last round (a team's seats, a
+        shared win), if it is over; by default ``game_winner``'s seat alone."""
+        winner = self.game_winner(state, rules)
+        return None if winner is None else [winner]
+
+    def after_round(self, state: State, rules: Rules, ev: Events) -> None:
+        """What happens once a round's points are added, before the end of the game is
+        judged (``scoring: elimination`` eliminates the seats at the target)."""
 
 
 #: (state, rules, seat, move, events, decision) -> None: how an action applies
@@ -312,6 +324,17 @@ class Module:
         """The deck parts (``cards.PARTS``) this module adds with the options ``opts``."""
         return ()
 
+    def validate_seats(self, opts: dict[str, Any], seats: int) -> None:
+        """Refuse options that make no sense with ``seats`` players (``teams`` with an
+        odd count), raising ``InvalidOptions`` that names the option; called by
+        ``catalog.make_config`` once the seat count is known."""
+
+    def base_deck(self, base: str, opts: dict) -> str:
+        """The base deck (``cards.DECKS``) the preset's ``base`` becomes with the options
+        ``opts`` (a card replaced: ``swap_hands_card``); raises ``InvalidOptions`` naming
+        the option when the deck lacks what it replaces."""
+        return base
+
 
 class Family:
     """The base of the game families: every hook a family must or may define.
@@ -340,6 +363,13 @@ class Family:
         """The deck parts the options add to the preset's base deck: its modules', in
         their order."""
         return tuple(part for module in self.modules for part in module.deck_parts(opts))
+
+    def base_deck(self, base: str, opts: dict) -> str:
+        """The base deck the preset's ``base`` becomes with the options: its modules'
+        ``base_deck``, in their order (checked by ``catalog.resolve_options``)."""
+        for module in self.modules:
+            base = module.base_deck(base, opts)
+        return base
 
     def start_game(self, state: State, rules: Rules, ev: Events) -> None:
         """Set up a new game (dealer, first round...)."""
@@ -391,12 +421,27 @@ class Rules:
     first_card_redraw: frozenset[str] = frozenset()
     challenge: Challenge | None = None
     scoring: Scoring | None = None
+    #: the team of each seat for the round about to start (``State.teams``, set by each
+    #: round's start), None in a game without teams (``uno/teams.py``)
+    teams: Callable[[State], list[int]] | None = None
+    #: whether several seats may win the game together (a team): the view and the
+    #: ``game_ended`` event then list ``winners``
+    several_winners: bool = False
     #: standing windows, in the order their moves are listed after the owner's
     windows: list[Window] = field(default_factory=list)
     #: the decision types this game can push (its family's and its modules')
     decision_types: list[type[Decision]] = field(default_factory=list)
-    #: the Wild Draw Four guilt test (deck, hand, colour in force before it) when played
-    guilt: Callable[[Deck, list[int], str | None], bool] | None = None
+    #: the Wild Draw Four guilt test (rules, hand, colour in force before it, rank of the
+    #: card it covered) when played (``uno/wild_draw_four.py``)
+    guilt: Callable[[Rules, list[int], str | None, str | None], bool] | None = None
+    #: (state, rules, seat, card, target) -> why a play of ``card`` may not name
+    #: ``target`` (itself, no such seat, a seat out of the game), or None: the refusal's
+    #: generic message (``targeted_draw_cards``)
+    target_refusal: Callable[[State, Rules, int, int, int], str | None] | None = None
+    #: (state, rules, seat, move) -> whether the game accepts ``move``, which no listing
+    #: offers (a jump-in misplay: listing them would list every card), through the window
+    #: that ``takes`` it (``jump_in_misplay_points``); None: only listed moves are accepted
+    unlisted: Callable[[State, Rules, int, tuple], bool] | None = None
     # -- derived by ``finish()`` once the family and the modules have installed --------
     #: the player action types of this game, in the order messages list them
     action_types: tuple[str, ...] = ()

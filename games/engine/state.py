@@ -58,7 +58,7 @@ class State:
     """A game in progress (or over).  Mutable; ``copy()`` is cheap and deep."""
 
     __slots__ = (
-        "config", "phase", "round", "dealer", "scores", "history", "winner", "shuffles", "hands", "draw_pile",
+        "config", "phase", "round", "dealer", "scores", "history", "winner", "winners", "shuffles", "hands", "draw_pile",
         "discard", "current", "direction", "color", "stack", "windows", "uno_declared", "uno_exposed",
         "eliminated", "teams", "seq", "_legal",
     )
@@ -73,6 +73,9 @@ class State:
         #: one row per finished round: {"round", "winner", "points": [per seat]}
         self.history: list[dict] = []
         self.winner: int | None = None
+        #: every seat that won the game (a team's seats; ``winner`` is one of them), empty
+        #: until it is over
+        self.winners: list[int] = []
         self.shuffles = 0
         self.hands: list[list[int]] = [[] for _ in range(config.seats)]
         self.draw_pile: list[int] = []
@@ -176,6 +179,7 @@ class State:
         new.scores = self.scores[:]
         new.history = self.history[:]  # rows are never changed once written
         new.winner = self.winner
+        new.winners = self.winners[:]
         new.shuffles = self.shuffles
         new.hands = [h[:] for h in self.hands]
         new.draw_pile = self.draw_pile[:]
@@ -213,6 +217,7 @@ class State:
             "scores": list(self.scores),
             "history": [_copy(row) for row in self.history],
             "winner": self.winner,
+            "winners": list(self.winners),
             "shuffles": self.shuffles,
             "seats": [{"status": self.seat_status(s), "team": teams[s] if teams is not None else None}
                       for s in range(self.config.seats)],
@@ -240,6 +245,8 @@ class State:
                      "uno_exposed", "seq"):
             setattr(state, name, d[name])
         state.history = [_copy(row) for row in d["history"]]
+        # (saved before teams: the one winner, if any)
+        state.winners = list(d.get("winners", [] if state.winner is None else [state.winner]))
         state.hands = [list(h) for h in d["hands"]]
         state.draw_pile = list(d["draw_pile"])
         state.discard = list(d["discard"])

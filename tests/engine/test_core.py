@@ -57,25 +57,23 @@ def random_step(state: State, rnd: random.Random) -> tuple[int, Action]:
 
 
 # -- the fast path and copies ------------------------------------------------------------------
-@pytest.mark.parametrize("preset, options, seats", OPTION_SETS)
-def test_copy_then_push_leaves_the_original_exactly_as_it_was(preset, options, seats):
-    """Over thousands of random actions: a copy is deep (pushing moves on it never
-    changes the original) and exact (it plays on like the original)."""
-    rnd = random.Random(f"copy:{preset}:{seats}")
-    steps = 0
-    game = 0
-    while steps < 3000:
+def check_copy_then_push(seed: str, preset: str, options: dict, seats: int, total: int) -> None:
+    """Over ``total`` random actions of one-round games: a copy is deep (pushing moves on
+    it never changes the original) and exact (push of a move and its validated apply
+    reach the same state with the same events).  Shared by the option test files."""
+    rnd = random.Random(seed)
+    steps = game = 0
+    while steps < total:
         state = new_game(preset, {**options, "rounds": 1}, seats, f"copy-{game}")
         game += 1
-        while state.status == "active" and steps < 3000:
+        while state.status == "active" and steps < total:
             before = snapshot(state)
             trial = state.copy()
             assert snapshot(trial) == before
             for _ in range(3):  # a few moves ahead on the copy
                 if trial.status != "active":
                     break
-                seat, move = random_step(trial, rnd)
-                push(trial, seat, move)
+                push(trial, *random_step(trial, rnd))
             assert snapshot(state) == before, "pushing on a copy changed the original"
             seat, move = random_step(state, rnd)
             again = state.copy()
@@ -83,6 +81,12 @@ def test_copy_then_push_leaves_the_original_exactly_as_it_was(preset, options, s
             assert apply(again, seat, move.to_json(), system=move.type == "timeout") == events
             assert snapshot(again) == snapshot(state)
             steps += 1
+
+
+@pytest.mark.parametrize("preset, options, seats", OPTION_SETS)
+def test_copy_then_push_leaves_the_original_exactly_as_it_was(preset, options, seats):
+    """Over thousands of random actions: a copy is deep and exact."""
+    check_copy_then_push(f"copy:{preset}:{seats}", preset, options, seats, 3000)
 
 
 def test_push_builds_no_event_unless_asked():
@@ -337,7 +341,7 @@ def test_an_observation_judges_a_sampled_wild_draw_four_with_the_same_guilt_test
     for seed in range(30):
         obs = engine.observe(state, 1, random.Random(seed))
         p = obs.decision()
-        assert p.guilty == guilty(rules.deck, obs.hands[0], "red")
+        assert p.guilty == guilty(rules, obs.hands[0], "red")
 
 
 # -- the bots use only public engine names -----------------------------------------------------

@@ -36,7 +36,6 @@ from games.engine import (
     new_game,
     observe,
     owed,
-    push,
     resolve_options,
     view,
     visible_events,
@@ -44,8 +43,8 @@ from games.engine import (
 from games.engine.uno.deflect import ONLY_IN_ANSWER
 
 from . import test_properties as properties
-from .helpers import arrange_game, assert_game_conserved, assert_refused, ev_types, only, snapshot, touch
-from .test_core import random_step
+from .helpers import arrange_game, assert_game_conserved, assert_refused, ev_types, only, touch
+from .test_core import check_copy_then_push
 
 RENVOI = "deflect"
 # fillers: never red, never a 3 (the usual top card), never an action card
@@ -697,27 +696,8 @@ def test_bulk_random_games(sized_deck, label, preset, options, seats):
 
 @pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
 def test_copy_then_push_leaves_the_original_exactly_as_it_was(label, preset, options, seats):
-    """A copy is deep (pushing moves on it never changes the original) and exact (push of
-    a move and its validated apply reach the same state with the same events)."""
-    rnd = random.Random(f"copy:{label}")
-    steps = game = 0
-    while steps < 1500:
-        state = new_game(preset, {**options, "rounds": 1}, seats, f"copy-{game}")
-        game += 1
-        while state.status == "active" and steps < 1500:
-            before = snapshot(state)
-            trial = state.copy()
-            for _ in range(3):
-                if trial.status != "active":
-                    break
-                push(trial, *random_step(trial, rnd))
-            assert snapshot(state) == before, "pushing on a copy changed the original"
-            seat, move = random_step(state, rnd)
-            again = state.copy()
-            events = push(state, seat, move, [])
-            assert apply(again, seat, move.to_json(), system=move.type == "timeout") == events
-            assert snapshot(again) == snapshot(state)
-            steps += 1
+    """A copy is deep and exact (``test_core.check_copy_then_push``)."""
+    check_copy_then_push(f"copy:{label}", preset, options, seats, 1500)
 
 
 @pytest.mark.parametrize("levels", [("random", "easy", "normal", "hard"), ("hard", "normal")])

@@ -560,14 +560,22 @@ def test_reverse_with_three_players_ignores_two_player_rule():
         ("standard", {"rounds": 0}, 4, "rounds"),
         ("standard", {"rounds": 2, "target_score": 300}, 4, "rounds"),
         ("standard", {"scoring": "most_points"}, 4, "scoring"),
-        ("standard", {"scoring": "elimination"}, 4, "scoring"),
-        ("standard", {"wild_draw_four": "bluff"}, 4, "wild_draw_four"),
+        ("standard", {"scoring": "elimination", "rounds": 2}, 4, "rounds"),
+        ("standard", {"wild_draw_four": "sometimes"}, 4, "wild_draw_four"),
+        ("standard", {"wild_keeps_color": False}, 4, "wild_keeps_color"),
+        ("standard", {"first_wild_draw_four": "shuffle"}, 4, "first_wild_draw_four"),
+        ("standard", {"dealer": "left"}, 4, "dealer"),
+        ("standard", {"replay_cards": 1}, 4, "replay_cards"),
         ("standard", {"straights": "yes"}, 4, "straights"),
-        ("standard", {"teams": True}, 4, "teams"),
+        ("standard", {"teams": True}, 5, "teams"),
         ("standard", {"two_player_replay": None}, 4, "two_player_replay"),
         ("standard", ["stacking"], 4, "options"),
-        ("duo", {}, 2, "ruleset"),
-        ("standard_112", {}, 4, "ruleset"),
+        ("decktet_uno", {}, 2, "ruleset"),  # (duo is played since issue 10: tests/engine/test_duo.py)
+        ("standard", {"swap_hands_card": True}, 4, "swap_hands_card"),  # no Shuffle Hands card to replace
+        ("house", {"swap_hands_card": True}, 4, "swap_hands_card"),
+        ("standard_112", {"uno_card": 1}, 4, "uno_card"),
+        ("standard_112", {"hand_pass_cards": "yes"}, 4, "hand_pass_cards"),
+        ("standard_112", {}, 11, "max_players"),
         ("no_such_game", {}, 4, "ruleset"),
         ("standard", {}, 1, "max_players"),
         ("standard", {}, 11, "max_players"),
@@ -587,9 +595,9 @@ def test_invalid_options_are_refused_naming_the_option(preset, options, seats, o
 
 def test_planned_options_say_not_supported_yet():
     with pytest.raises(InvalidOptions, match="not supported yet"):
-        resolve_options("standard", {"teams": True})
+        resolve_options("standard", {"face_down": True})
     with pytest.raises(InvalidOptions, match="not supported yet"):
-        resolve_options("duo", {})
+        resolve_options("decktet_uno", {})
 
 
 @pytest.mark.parametrize(

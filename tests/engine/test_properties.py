@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games.engine import (
-    COLORS, Action, EngineError, State, action_key, apply, legal_actions, legal_moves, new_game, push, replay, view,
-    visible_events,
+    COLORS, Action, State, action_key, apply, build_rules, legal_actions, legal_moves, new_game, push,
+    replay, view, visible_events,
 )
 from games.engine.errors import GameOver, IllegalMove, InvalidAction, NotYourCard, NotYourTurn, UnknownCard
 
@@ -53,6 +53,24 @@ COMBOS = [
     ("two_player_replay-off", "standard", {"two_player_replay": False, "stacking": "any"}, 2),
     ("house-everything", "house",
      {"stacking": "any", "jump_in": "super", "seven_zero": True, "draw_limit": None, "uno_penalty": 7}, 5),
+    # the cards that move hands (uno/hand_moves.py; scenario tests: test_hands.py)
+    ("standard_112-2p", "standard_112", {}, 2),
+    ("standard_112-3p", "standard_112", {}, 3),
+    ("standard_112-swap-5p", "standard_112", {"swap_hands_card": True, "jump_in": "exact"}, 5),
+    ("hand_pass-2p", "standard", {"hand_pass_cards": True}, 2),
+    ("hand_pass-uno_card-4p", "standard", {"hand_pass_cards": True, "uno_card": True, "seven_zero": True}, 4),
+    ("uno_card-3p", "standard", {"uno_card": True, "stacking": "any"}, 3),
+    ("standard_112-hands-everything", "standard_112",
+     {"swap_hands_card": True, "hand_pass_cards": True, "uno_card": True, "seven_zero": True, "jump_in": "super",
+      "stacking": "same", "draw_limit": None}, 6),
+    # wild_draw_four (tests/engine/test_wilds.py has the games with Replay and play_uno_com)
+    ("wild_draw_four-bluff", "standard", {"wild_draw_four": "bluff", "stacking": "any"}, 4),
+    ("wild_draw_four-free", "standard", {"wild_draw_four": "free", "penalty_skips_turn": False}, 3),
+    # Downpour, +2?/+4? (uno/downpour.py, uno/targeted.py; scenario tests: test_targets.py)
+    ("downpour-3p-jump", "standard", {"downpour_cards": True, "jump_in": "exact"}, 3),
+    ("targeted-4p-stacking-deflect", "standard",
+     {"targeted_draw_cards": True, "stacking": "same", "deflect_cards": True, "jump_in": "super"}, 4),
+    ("downpour-targeted-2p-any", "standard", {"downpour_cards": True, "targeted_draw_cards": True, "stacking": "any"}, 2),
 ]
 COMBO_IDS = [c[0] for c in COMBOS]
 
@@ -97,13 +115,20 @@ def next_move(state: State, rnd: random.Random) -> tuple[int, dict, bool]:
     return actor, choose(rnd, acts), False
 
 
+def deck_size(state: State) -> int:
+    """The size of the game's own deck (``len(rules.deck)``: its preset's base deck plus
+    the cards its options add; ``DECK_SIZE`` is the standard game's)."""
+    return len(build_rules(state.config).deck)
+
+
 def conserved(state: State) -> None:
+    size = deck_size(state)
     every = [c for h in state.hands for c in h]
     every += state.draw_pile
     every += state.discard
-    assert len(every) == DECK_SIZE, f"{len(every)} cards"
-    assert len(set(every)) == DECK_SIZE, "duplicated card"
-    assert min(every) == 0 and max(every) == DECK_SIZE - 1
+    assert len(every) == size, f"{len(every)} cards"
+    assert len(set(every)) == size, "duplicated card"
+    assert min(every) == 0 and max(every) == size - 1
 
 
 def check_result(state: State, step_bound: int, steps: int) -> None:
@@ -237,7 +262,7 @@ def check_legal_lists(state: State, legal: dict[int, list[dict]]) -> None:
 def perturbations(state: State, seat: int, acts: list[dict], all_acts: list[dict], rnd: random.Random) -> list:
     n = state.seats
     others = [c for s, h in enumerate(state.hands) if s != seat for c in h]
-    pool = others + state.draw_pile[-3:] + state.discard[-1:] + state.hands[seat] + [DECK_SIZE, -1, 10**6]
+    pool = others + state.draw_pile[-3:] + state.discard[-1:] + state.hands[seat] + [deck_size(state), -1, 10**6]
     out: list = []
     for a in rnd.sample(acts, min(2, len(acts))):
         if "card" in a:
@@ -343,13 +368,14 @@ def play_checked_game(preset: str, options: dict, seats: int, seed: int, full: b
 def play_bulk_game(preset: str, options: dict, seats: int, seed: int) -> int:
     rnd = random.Random(seed)
     state = new_game(preset, {**options, "rounds": 1}, seats, seed)
+    size = deck_size(state)
     steps = 0
     while state.status == "active" and steps < STEP_BOUND_ONE_ROUND:
         seat, action, system = next_move(state, rnd)
         apply(state, seat, action, system=system)
         steps += 1
         every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
-        assert len(every) == DECK_SIZE and len(set(every)) == DECK_SIZE, f"cards not conserved (seed {seed})"
+        assert len(every) == size and len(set(every)) == size, f"cards not conserved (seed {seed})"
     check_result(state, STEP_BOUND_ONE_ROUND, steps)
     d = state.to_dict()
     assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
@@ -383,7 +409,7 @@ def test_bulk_random_games(name, preset, options, seats, seed):
 
 
 FULL_COMBOS = [c for c in COMBOS if c[0] in ("default-2p", "default-4p", "stacking-any", "lowest_total",
-                                             "seven_zero", "house-everything")]
+                                             "seven_zero", "house-everything", "standard_112-hands-everything")]
 
 
 @pytest.mark.parametrize("name, preset, options, seats", FULL_COMBOS, ids=[c[0] for c in FULL_COMBOS])

@@ -44,6 +44,8 @@ FINDERS: dict[str, Finder] = {"exact": exact, "super": same_rank}
 def jumpable(state: State, rules: Rules, seat: int, find: Finder) -> list[int]:
     """The cards ``find`` admits, less those played only in answer to a decision (a
     Renvoi: ``Rules.answer_only``)."""
+    if not state.discard:
+        return []  # no card turned up yet (Duo's draft): nothing to jump in on
     cards = find(state, rules, seat)
     if cards and rules.answer_only:
         rank = rules.deck.rank

@@ -12,12 +12,19 @@ from .piles import can_draw, hand_points, reveal_hands
 Events = Any  # list[dict] | None
 
 
-def start_game(state: State, rules: Rules, ev: Events) -> None:
-    # The "highest card deals" draw is recorded only as its outcome.
+def choose_dealer(state: State, ev: Events) -> None:
+    """The dealer at random (seeded): the first round's; every round's with ``dealer:
+    random`` (``play_uno_com``, seed 002: the starting player, left of the dealer, is
+    chosen at random each round)."""
     state.dealer = state.rng().randrange(state.seats)
     if ev is not None:
         ev.append({"type": "dealer_chosen", "seat": state.dealer})
-    start_round(state, rules, ev)
+
+
+def start_game(state: State, rules: Rules, ev: Events) -> None:
+    # The "highest card deals" draw is recorded only as its outcome.
+    choose_dealer(state, ev)
+    rules.family.start_round(state, rules, ev)  # type: ignore[attr-defined]  # UnoFamily's hook (Duo drafts)
 
 
 def start_round(state: State, rules: Rules, ev: Events) -> None:
@@ -26,12 +33,16 @@ def start_round(state: State, rules: Rules, ev: Events) -> None:
     player it designates (default: left of the dealer) is in turn."""
     n, deck = state.seats, rules.deck
     state.round += 1
+    if rules.teams is not None:
+        state.teams = rules.teams(state)  # this round's partners (``uno/teams.py``)
     cards = list(range(len(deck)))
     state.shuffle(cards)
     hands: list[list[int]] = [[] for _ in range(n)]
+    # from the dealer's left, eliminated seats (``scoring: elimination``) passed over
+    order = [s for s in ((state.dealer + k) % n for k in range(1, n + 1)) if s not in state.eliminated]
     for _ in range(rules.family.hand_size):
-        for k in range(1, n + 1):
-            hands[(state.dealer + k) % n].append(cards.pop())
+        for s in order:
+            hands[s].append(cards.pop())
     state.hands, state.draw_pile, state.discard = hands, cards, []
     state.direction = 1
     state.stack, state.windows = [], []
@@ -40,6 +51,14 @@ def start_round(state: State, rules: Rules, ev: Events) -> None:
     if ev is not None:
         ev.append({"type": "round_started", "round": state.round, "dealer": state.dealer})
     reveal_hands(state, rules, ev)
+    turn_first_card(state, rules, ev)
+
+
+def turn_first_card(state: State, rules: Rules, ev: Events) -> None:
+    """Turn up the first card (redrawing the ranks that are put back) and apply its
+    effect (``Rules.first_card``, intents counted from the dealer): the player it
+    designates (default: left of the dealer) is in turn.  Also the end of Duo's draft."""
+    deck = rules.deck
     while True:
         card = state.draw_pile.pop()
         if deck.rank[card] not in rules.first_card_redraw:
@@ -81,14 +100,34 @@ def end_round(state: State, rules: Rules, winner: int, ev: Events, blocked: bool
         )
     state.stack, state.windows = [], []
     state.uno_declared = state.uno_exposed = None
-    game_winner = rules.scoring.game_winner(state, rules)
-    if game_winner is not None:
-        state.phase, state.winner = GAME_OVER, game_winner
+    rules.scoring.after_round(state, rules, ev)  # ``scoring: elimination`` eliminates seats
+    winners = rules.scoring.game_winners(state, rules)
+    if winners:
+        # ``winner``: one seat of them, the one that went out last if it is one
+        game_winner = winner if winner in winners else winners[0]
+        state.phase, state.winner, state.winners = GAME_OVER, game_winner, list(winners)
         if ev is not None:
-            ev.append({"type": "game_ended", "winner": game_winner, "scores": list(state.scores)})
+            ended = {"type": "game_ended", "winner": game_winner, "scores": list(state.scores)}
+            if rules.several_winners:  # a team game lists every seat of the winning team
+                ended["winners"] = list(winners)
+            ev.append(ended)
         return
-    state.dealer = (state.dealer + 1) % state.seats
-    start_round(state, rules, ev)
+    if rules.opts.get("dealer") == "random":
+        choose_dealer(state, ev)
+    else:
+        state.dealer = (state.dealer + 1) % state.seats
+    if state.dealer in state.eliminated:
+        state.dealer = next_dealer(state)  # the deal passes on to the left, over eliminated seats
+    rules.family.start_round(state, rules, ev)  # type: ignore[attr-defined]  # UnoFamily's hook (Duo drafts)
+
+
+def next_dealer(state: State) -> int:
+    """The seat left of the dealer that is still in the game (``scoring: elimination``)."""
+    n = state.seats
+    dealer = (state.dealer + 1) % n
+    while dealer in state.eliminated:
+        dealer = (dealer + 1) % n
+    return dealer
 
 
 def end_if_blocked(state: State, rules: Rules, ev: Events) -> bool:

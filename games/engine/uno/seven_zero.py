@@ -1,6 +1,9 @@
 """Option ``seven_zero``: a 0 passes every hand on in the direction of play; a 7
 swaps hands with a player the player names (``target_seat``).
 
+The hand moves are ``hand_moves``' (shared with the Change de jeu, the UNO card and the
+Mattel wilds).
+
 Decision: going out with a 7 or a 0 ends the round; no hands change then (the round
 is over before the card's effect), and a last 7 names nobody.
 """
@@ -12,38 +15,23 @@ from typing import Any
 from ..config import OptionSpec, boolean
 from ..rules import Module, Play, Rules
 from ..state import State
-from .calls import hands_moved
-from .piles import reveal_hands
+from .hand_moves import rotate_hands, swap_hands, target_params
 
 Events = Any  # list[dict] | None
 
 
 def zero(state: State, rules: Rules, play: Play, ev: Events) -> int:
-    n, d = state.seats, state.direction
-    hands = state.hands
-    state.hands = [hands[(i - d) % n] for i in range(n)]
-    hands_moved(state)
-    if ev is not None:
-        ev.append({"type": "hands_rotated", "seat": play.seat,
-                   "direction": "clockwise" if d == 1 else "counterclockwise"})
-    reveal_hands(state, rules, ev)
+    rotate_hands(state, rules, play.seat, state.direction, ev)
     return 1
 
 
 def seven(state: State, rules: Rules, play: Play, ev: Events) -> int:
-    a, b = play.seat, play.move[3]
-    state.hands[a], state.hands[b] = state.hands[b], state.hands[a]
-    hands_moved(state)
-    if ev is not None:
-        ev.append({"type": "hands_swapped", "seat": a, "target_seat": b})
-    reveal_hands(state, rules, ev, [a, b])
+    swap_hands(state, rules, play.seat, play.move[3], ev)
     return 1
 
 
-def seven_params(rules: Rules, seat: int, card: int, hand_size: int) -> list[dict]:
-    if hand_size == 1:
-        return [{}]  # going out with a 7 swaps nothing, so it needs no target
-    return [{"target_seat": t} for t in range(rules.seats) if t != seat]
+#: a 7's plays: every other seat as its target; as the last card, none
+seven_params = target_params
 
 
 class SevenZero(Module):

@@ -30,8 +30,9 @@ def skip(state: State, rules: Rules, play: Play, ev: Events) -> int:
 
 
 def reverse(state: State, rules: Rules, play: Play, ev: Events) -> int:
-    # Two players: Reverse acts as Skip (the player goes again at once).
-    if state.seats == 2 and rules.opts["two_player_replay"]:
+    # Two players (two left with ``scoring: elimination``): Reverse acts as Skip (the
+    # player goes again at once).
+    if state.seats - len(state.eliminated) == 2 and rules.opts["two_player_replay"]:
         return SKIP_ONE
     state.direction = -state.direction
     return NEXT
@@ -58,6 +59,17 @@ _COLOR_PARAMS = tuple({"color": c} for c in COLORS)
 
 def color_params(rules: Rules, seat: int, card: int, hand_size: int) -> tuple[dict, ...]:
     return _COLOR_PARAMS  # every colour, the colour in force included (``wild_keeps_color``)
+
+
+def always_true(v: object) -> bool:
+    """``wild_keeps_color``'s validator: RULES.md rules that a Wild may always name the
+    colour in force (no source forbids it), so ``true`` is the one value played."""
+    if v is not True:
+        raise ValueError("must be true: a Wild may always name the colour in force (RULES.md), false is not played")
+    return True
+
+
+always_true.json_schema = {"type": "boolean", "enum": [True]}  # type: ignore[attr-defined]
 
 
 # -- the first card turned up (the dealer is ``state.dealer``; intents count from it) -----
@@ -88,7 +100,7 @@ class StandardCards(Module):
     name = "standard_cards"
     options = (
         OptionSpec("two_player_replay", True, boolean, "with two players Reverse acts as Skip"),
-        OptionSpec("wild_keeps_color", True, boolean, "a Wild may name the current colour (always allowed)"),
+        OptionSpec("wild_keeps_color", True, always_true, "a Wild may name the current colour (always allowed)"),
     )
 
     def install(self, rules: Rules) -> None:

@@ -48,7 +48,7 @@ and the bots treat any instance alike.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any, ClassVar, Mapping
 
 from ..actions import Action, ActionType, register
 from ..cards import NUMBER_RANKS, Deck
@@ -121,6 +121,9 @@ class Sequence(Decision):
     }
     fields = ("step",)
     handlers = {"play": play_card, "end_turn": _end_sequence}
+    #: whether the next player may cut in (:class:`CutInWindow`): seed 001's straights and
+    #: seed 004's continuations; not a Replay's "play again at once" (``uno/replay.py``)
+    cut_in: ClassVar[bool] = True
     step: int | None
 
     def __init__(self, seat: int, step: int | None = None):
@@ -179,7 +182,8 @@ def sequenced(inner: Effect) -> Effect:
         step = None
         if isinstance(answered, Sequence) and rule_of(rules.opts) == STRAIGHTS:
             values = _values(rules.deck)
-            step = values[play.card] - values[state.discard[-2]]  # type: ignore[operator]
+            before = values[state.discard[-2]]  # None after a card of another sequence (a Replay)
+            step = values[play.card] - before if before is not None else None  # type: ignore[operator]
         state.stack.append(Sequence(play.seat, step))
         return 0  # the player continues
 
@@ -206,7 +210,7 @@ class CutInWindow(Window):
     actions = ("play",)
 
     def moves(self, state: State, rules: Rules, seat: int, top: Any, is_owner: bool, out: list) -> None:
-        if is_owner or not isinstance(top, Sequence) or seat != state.next_seat(top.seat):
+        if is_owner or not isinstance(top, Sequence) or not top.cut_in or seat != state.next_seat(top.seat):
             return
         hand = state.hands[seat]
         n = len(hand)
@@ -219,7 +223,7 @@ class CutInWindow(Window):
 
     def might_take(self, state: State, rules: Rules, seat: int, move: tuple) -> bool:
         top = state.stack[-1] if state.stack else None
-        return isinstance(top, Sequence) and seat == state.next_seat(top.seat)
+        return isinstance(top, Sequence) and top.cut_in and seat == state.next_seat(top.seat)
 
     def apply(self, state: State, rules: Rules, seat: int, move: tuple, ev: Events) -> None:
         cut_in(state, rules, seat, move, ev)

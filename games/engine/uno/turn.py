@@ -119,9 +119,8 @@ def play_card(state: State, rules: Rules, seat: int, move: tuple, ev: Events, to
     rank = deck.rank[card]
     if not hand:
         finish = rules.finish_effects.get(rank)
-        if finish is not None:
-            finish(state, rules, play, ev)
-        end_round(state, rules, seat, ev)
+        winner = finish(state, rules, play, ev) if finish is not None else None
+        end_round(state, rules, seat if winner is None else winner, ev)  # (a last UNO card: another wins)
         return
     end_turn(state, rules.effects[rank](state, rules, play, ev))
 
@@ -265,12 +264,13 @@ class PlayDrawn(Decision):
 
 
 def _accept(state: State, rules: Rules, seat: int, move: tuple, ev: Events, top: Decision) -> None:
-    """The victim draws the penalty; it loses its turn unless ``penalty_skips_turn`` is off."""
+    """The victim draws the penalty; it loses its turn unless ``penalty_skips_turn`` is off
+    or it is not the seat in turn (a +2? aimed past the next player: ``targeted_draw_cards``)."""
     assert isinstance(top, Penalty)
     rules.close(state, seat, "draw")
     draw(state, rules, seat, top.amount, ev, top.kind)
     state.stack.pop()
-    if rules.opts["penalty_skips_turn"]:
+    if rules.opts["penalty_skips_turn"] and seat == state.current:
         end_turn(state, 1)
 
 
@@ -282,17 +282,20 @@ def _challenge(state: State, rules: Rules, seat: int, move: tuple, ev: Events, t
 class Penalty(Decision):
     """A +2/+4 owed by its victim (``seat``); ``by``: who played it (None: the first
     card).  A Wild Draw Four's is ``challengeable``; whether its player was ``guilty``
-    (held the colour in force, ``prev_color``) is settled when it is played and kept,
-    hidden, for the challenge."""
+    (held the colour in force, ``prev_color``; with ``wild_draw_four: bluff`` any other
+    card playable on the card it covered, ``prev_rank``) is settled when it is played
+    and kept, hidden, for the challenge."""
 
-    __slots__ = ("amount", "kind", "by", "challengeable", "guilty", "prev_color")
+    __slots__ = ("amount", "kind", "by", "challengeable", "guilty", "prev_color", "prev_rank")
     name = "penalty"
     public_schema = {
         "amount": {"type": "integer", "description": "cards to draw"},
-        "kind": {"type": "string", "description": "the card behind it: draw_two or wild_draw_four"},
+        "kind": {"type": "string", "description": "the card behind it: draw_two or wild_draw_four (with "
+                                                   "targeted_draw_cards also targeted_draw_two or "
+                                                   "targeted_wild_draw_four: a +2? / +4? naming this seat)"},
         "challengeable": {"type": "boolean", "description": "a Wild Draw Four that may be challenged"},
     }
-    fields = ("amount", "kind", "by", "challengeable", "guilty", "prev_color")
+    fields = ("amount", "kind", "by", "challengeable", "guilty", "prev_color", "prev_rank")
     handlers = {"draw": _accept, "challenge": _challenge, "play": play_card}
     amount: int
     kind: str
@@ -300,11 +303,12 @@ class Penalty(Decision):
     challengeable: bool | None
     guilty: bool | None
     prev_color: str | None
+    prev_rank: str | None
 
     def __init__(self, seat: int, amount: int, kind: str, by: int | None, challengeable: bool | None = None,
-                 guilty: bool | None = None, prev_color: str | None = None):
+                 guilty: bool | None = None, prev_color: str | None = None, prev_rank: str | None = None):
         self.seat, self.amount, self.kind, self.by = seat, amount, kind, by
-        self.challengeable, self.guilty, self.prev_color = challengeable, guilty, prev_color
+        self.challengeable, self.guilty, self.prev_color, self.prev_rank = challengeable, guilty, prev_color, prev_rank
 
     @property
     def carry(self) -> int:  # type: ignore[override]
@@ -320,7 +324,7 @@ class Penalty(Decision):
         if self.challengeable:
             out.append(Action("challenge"))
         allowed = rules.stack_on.get(self.kind)
-        if allowed:
+        if allowed and seat == state.current:  # a victim not in turn does not play on (a +2?)
             hand = state.hands[seat]
             rank, n = rules.deck.rank, len(hand)
             for c in hand:
@@ -330,6 +334,8 @@ class Penalty(Decision):
     def explain(self, state: State, rules: Rules, seat: int, move: tuple) -> str | None:
         if move[0] == "play":
             return f"you must first take the {self.amount}-card penalty (draw) or answer it"
+        if move[0] == "challenge" and self.kind == "wild_draw_four" and rules.challenge is None:
+            return "with wild_draw_four: free a Wild Draw Four cannot be challenged: draw the penalty"
         return None
 
     def public(self, state: State) -> dict | None:
@@ -343,8 +349,9 @@ class Penalty(Decision):
         if self.guilty is None or self.by is None or rules.guilt is None:
             return self
         # whether the Wild Draw Four was a bluff follows from the sampled hand
-        guilty = rules.guilt(rules.deck, state.hands[self.by], self.prev_color)
-        return Penalty(self.seat, self.amount, self.kind, self.by, self.challengeable, guilty, self.prev_color)
+        guilty = rules.guilt(rules, state.hands[self.by], self.prev_color, self.prev_rank)
+        return Penalty(self.seat, self.amount, self.kind, self.by, self.challengeable, guilty, self.prev_color,
+                       self.prev_rank)
 
 
 def _choose_color(state: State, rules: Rules, seat: int, move: tuple, ev: Events, top: Decision) -> None:

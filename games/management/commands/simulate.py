@@ -2,6 +2,12 @@
 
     manage.py simulate --ruleset standard --bots hard,normal,easy,random --games 100
     manage.py simulate --bots normal,random --games 500 --options '{"rounds": 1}' --seed 7
+    manage.py simulate --ruleset all --bots hard,normal --games 50 --options '{"rounds": 1}'
+
+``--ruleset all`` plays every preset of the catalogue in turn (``engine.PRESETS``),
+each with as many of the ``--bots`` seats as its seat range allows (the list cut
+short, or repeated, to fit; an even count where its options need one), one progress
+bar and one table per preset; a preset that refuses ``--options`` is skipped (said so).
 
 Games are played with the rules engine and ``games.bots`` directly (nothing is
 written to the database), the way the server's bot task plays them: every seat
@@ -23,7 +29,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from games import bots
-from games.engine import ACTIVE, EngineError, InvalidOptions, apply, new_game
+from games.engine import ACTIVE, PRESETS, EngineError, InvalidOptions, apply, make_config, new_game
 
 #: a game still running after this many actions is abandoned (counted apart)
 MAX_ACTIONS = 50_000
@@ -58,8 +64,8 @@ def play_game(ruleset: str, options: dict, levels: list[str], seed: str, rng: ra
 class Progress:
     """A plain-text progress bar on a command's stderr: ``\\r[#####     ] 50/100``."""
 
-    def __init__(self, total: int, stream, enabled: bool = True):
-        self.total, self.stream, self.enabled = total, stream, enabled
+    def __init__(self, total: int, stream, enabled: bool = True, label: str = ""):
+        self.total, self.stream, self.enabled, self.label = total, stream, enabled, label
         self.shown = -1.0
 
     def update(self, done: int) -> None:
@@ -71,7 +77,7 @@ class Progress:
         self.shown = now
         filled = BAR_WIDTH * done // max(1, self.total)
         end = "\n" if done >= self.total else ""
-        self.stream.write(f"\r[{'#' * filled}{' ' * (BAR_WIDTH - filled)}] {done}/{self.total}", ending=end)
+        self.stream.write(f"\r{self.label}[{'#' * filled}{' ' * (BAR_WIDTH - filled)}] {done}/{self.total}", ending=end)
         self.stream.flush()
 
 
@@ -79,7 +85,8 @@ class Command(BaseCommand):
     help = "Play bot-only games in process and print each bot level's win rate."
 
     def add_arguments(self, parser):
-        parser.add_argument("--ruleset", default="standard", help="preset name (default: standard)")
+        parser.add_argument("--ruleset", default="standard",
+                            help="preset name, or 'all': every preset in turn (default: standard)")
         parser.add_argument("--bots", default="hard,normal,easy,random",
                             help="comma-separated levels, one per seat (default: hard,normal,easy,random)")
         parser.add_argument("--games", type=int, default=100, help="number of games (default: 100)")
@@ -107,18 +114,34 @@ class Command(BaseCommand):
         ruleset, n_games = opts["ruleset"], opts["games"]
         seed = opts["seed"] if opts["seed"] is not None else str(random.SystemRandom().randrange(2**63))
         budget = opts["budget_ms"] if opts["budget_ms"] is not None else settings.UNO_HARD_BUDGET_MS
-        try:
-            new_game(ruleset, options, len(levels), f"{seed}:check")
-        except (InvalidOptions, KeyError, ValueError) as exc:
-            raise CommandError(f"cannot play {ruleset} with {len(levels)} seats and {options}: {exc}") from None
+        if ruleset != "all":
+            try:
+                new_game(ruleset, options, len(levels), f"{seed}:check")
+            except (InvalidOptions, KeyError, ValueError) as exc:
+                raise CommandError(f"cannot play {ruleset} with {len(levels)} seats and {options}: {exc}") from None
+            self.simulate(ruleset, options, levels, n_games, seed, budget, not opts["no_progress"])
+            return
+        played = 0
+        for preset in PRESETS:
+            fitted, why = fit_levels(preset, options, levels)
+            if fitted is None:
+                self.stdout.write(f"{preset}: skipped: {why}")
+                continue
+            self.simulate(preset, options, fitted, n_games, seed, budget, not opts["no_progress"], label=f"{preset} ")
+            played += 1
+        if not played:
+            raise CommandError(f"cannot play any preset with {options}")
 
+    def simulate(self, ruleset: str, options: dict, levels: list[str], n_games: int, seed: str,
+                 budget: float, progress_bar: bool, label: str = "") -> None:
+        """Play ``n_games`` of ``ruleset`` between ``levels`` and print the table."""
         # Entries are told apart by position in --bots ("normal,normal" is two entries).
         labels = [lvl if levels.count(lvl) == 1 else f"{lvl}#{levels[:i + 1].count(lvl)}"
                   for i, lvl in enumerate(levels)]
         n = len(levels)
         wins: Counter[int] = Counter()
         abandoned = actions = refused = 0
-        progress = Progress(n_games, self.stderr, enabled=not opts["no_progress"])
+        progress = Progress(n_games, self.stderr, enabled=progress_bar, label=label)
         started = time.perf_counter()
         for g in range(n_games):
             # seat s is played by entry (s + g) % n: every entry sits everywhere in turn
@@ -137,7 +160,7 @@ class Command(BaseCommand):
         finished = n_games - abandoned
 
         out = self.stdout
-        out.write(f"{n_games} games of {ruleset} {json.dumps(options)}, seats rotated, seed {seed}")
+        out.write(f"{n_games} games of {ruleset} {json.dumps(options)}, {n} seats rotated, seed {seed}")
         out.write(f"{'bot':<12} {'wins':>7} {'win rate':>9}")
         for i, label in enumerate(labels):
             rate = 100.0 * wins[i] / finished if finished else 0.0
@@ -148,3 +171,20 @@ class Command(BaseCommand):
             out.write(f"bot actions refused by the engine: {refused} (the timer acted instead)")
         out.write(f"{n_games / elapsed:.2f} games/s ({actions / max(1, n_games):.0f} actions per game, "
                   f"{elapsed:.1f} s)")
+
+
+def fit_levels(preset: str, options: dict, levels: list[str]) -> tuple[list[str] | None, str]:
+    """``levels`` fitted to ``preset``'s seat range (cut short, or repeated), the
+    nearest seat count its options take (``teams``: an even one); (None, why) when
+    none does."""
+    p = PRESETS[preset]
+    want = max(p.min_seats, min(p.max_seats, len(levels)))
+    why = ""
+    for n in [*range(want, p.max_seats + 1), *range(want - 1, p.min_seats - 1, -1)]:
+        try:
+            make_config(preset, options, n, "check")
+        except InvalidOptions as exc:
+            why = why or str(exc)
+            continue
+        return [levels[i % len(levels)] for i in range(n)], ""
+    return None, why
