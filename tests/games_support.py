@@ -4,7 +4,8 @@ and a quick way to play a game to its end through the services."""
 from __future__ import annotations
 
 import random
-from typing import Any, Iterator
+import time
+from typing import Any, Callable, Iterator
 
 import pytest
 from rest_framework.test import APIClient
@@ -129,3 +130,24 @@ def walk(value: Any) -> Iterator[Any]:
     elif isinstance(value, list):
         for v in value:
             yield from walk(v)
+
+
+def play_seat_zero_to_the_end(client: APIClient, gid: int, choose: Callable[[dict], dict], *, seconds: float,
+                              turn_timeout: float = 30) -> dict:
+    """Play seat 0 of game ``gid`` over HTTP while the worker's bots play the others:
+    whenever seat 0 owes the decision, post ``choose(view)`` (one of its
+    ``legal_actions``) with ``expected_version`` (409: a bot acted out of turn in
+    between, and the next view decides again), until the game is finished, within
+    ``seconds``.  Returns the finished game's view."""
+    from tests.celery_helpers import wait_for
+
+    url = f"/api/v1/games/{gid}"
+    started = time.monotonic()
+    while True:
+        g = wait_for(lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == 0 else None)(
+            client.get(url).json()), timeout=turn_timeout, interval=0.01, message="seat 0's turn")
+        if g["status"] == "finished":
+            return g
+        r = client.post(f"{url}/actions", {**choose(g), "expected_version": g["version"]}, format="json")
+        assert r.status_code in (200, 409), r.content
+        assert time.monotonic() - started < seconds, f"game {gid} not over within {seconds} s"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import random
-import time
 
 import pytest
 from django.core.management import call_command
@@ -16,7 +15,15 @@ from games import engine
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
-from .games_support import by_seat, clients, fix_seeds, game_url, refused, start_table  # noqa: F401 (fixture)
+from .games_support import (  # noqa: F401 (fixture)
+    by_seat,
+    clients,
+    fix_seeds,
+    game_url,
+    play_seat_zero_to_the_end,
+    refused,
+    start_table,
+)
 
 OPTIONS = {"deflect_cards": True, "stacking": "same", "rounds": 1}
 
@@ -122,16 +129,10 @@ def test_one_human_and_bots_of_every_level_play_a_game_with_renvoi_to_the_end(wo
     assert hugo.post(f"/api/v1/games/{gid}/start").status_code == 200
     renvois = renvoi_ids(gid)
     rng = random.Random(3)
-    started = time.monotonic()
-    while True:
-        g = wait_for(lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == 0 else None)(
-            hugo.get(f"/api/v1/games/{gid}").json()), timeout=20, interval=0.01, message="hugo's turn")
-        if g["status"] == "finished":
-            break
-        action = pick(g["legal_actions"], renvois, rng)
-        r = hugo.post(f"/api/v1/games/{gid}/actions", {**action, "expected_version": g["version"]}, format="json")
-        assert r.status_code in (200, 409), r.content  # 409: a bot acted out of turn in between
-        assert time.monotonic() - started < 90
+    def choose(g: dict) -> dict:
+        return pick(g["legal_actions"], renvois, rng)
+
+    g = play_seat_zero_to_the_end(hugo, gid, choose, seconds=90)
     assert g["winner"]["seat"] in range(5)
     moves = list(Move.objects.filter(game_id=gid).values_list("seat", "by"))
     assert {seat for seat, by in moves if by == "bot"} == {1, 2, 3, 4}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import io
 import json
 import random
-import time
 
 import pytest
 from django.core.management import call_command
@@ -21,7 +20,15 @@ from games import engine
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
-from .games_support import by_seat, clients, fix_seeds, game_url, refused, start_table  # noqa: F401 (fixture)
+from .games_support import (  # noqa: F401 (fixture)
+    by_seat,
+    clients,
+    fix_seeds,
+    game_url,
+    play_seat_zero_to_the_end,
+    refused,
+    start_table,
+)
 
 GAMES = "/api/v1/games"
 
@@ -121,18 +128,12 @@ def test_a_person_and_a_bot_play_a_duo_game_to_the_end(worker, make_player, leve
     gid = r.json()["id"]
     assert dora.post(f"{GAMES}/{gid}/start").status_code == 200
     rng = random.Random(level)
-    started = time.monotonic()
-    while True:
-        g = wait_for(lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == 0 else None)(
-            dora.get(f"{GAMES}/{gid}").json()), timeout=30, interval=0.01, message="dora's turn")
-        if g["status"] == "finished":
-            break
+    def choose(g: dict) -> dict:
         legal = g["legal_actions"]
         plays = [a for a in legal if a["type"] in ("play", "choose_color", "draft_keep")]
-        action = rng.choice(plays or legal)
-        r = dora.post(f"{GAMES}/{gid}/actions", {**action, "expected_version": g["version"]}, format="json")
-        assert r.status_code in (200, 409), r.content  # 409: the bot caught an UNO in between
-        assert time.monotonic() - started < 200
+        return rng.choice(plays or legal)
+
+    g = play_seat_zero_to_the_end(dora, gid, choose, seconds=200)
     assert g["winner"]["seat"] in (0, 1)
     moves = list(Move.objects.filter(game_id=gid).order_by("seq"))
     assert {m.seat for m in moves if m.by == "bot"} == {1}

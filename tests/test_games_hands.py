@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import random
-import time
 
 import pytest
 from django.core.management import call_command
@@ -19,7 +18,17 @@ from games import engine
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
-from .games_support import by_seat, clients, fix_seeds, game_url, refused, start_table, true_state, walk  # noqa: F401
+from .games_support import (  # noqa: F401
+    by_seat,
+    clients,
+    fix_seeds,
+    game_url,
+    play_seat_zero_to_the_end,
+    refused,
+    start_table,
+    true_state,
+    walk,
+)
 from .helpers import assert_problem
 
 HAND_MOVES = ("hands_shuffled", "hands_swapped", "hands_rotated")
@@ -153,16 +162,10 @@ def test_one_human_and_bots_of_every_level_play_standard_112_to_the_end(worker, 
     assert hana.post(f"/api/v1/games/{gid}/start").status_code == 200
     rank = ranks(gid)
     rng = random.Random(7)
-    started = time.monotonic()
-    while True:
-        g = wait_for(lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == 0 else None)(
-            hana.get(f"/api/v1/games/{gid}").json()), timeout=20, interval=0.01, message="hana's turn")
-        if g["status"] == "finished":
-            break
-        action = pick(g["legal_actions"], rank, rng)
-        r = hana.post(f"/api/v1/games/{gid}/actions", {**action, "expected_version": g["version"]}, format="json")
-        assert r.status_code in (200, 409), r.content  # 409: a bot acted out of turn in between
-        assert time.monotonic() - started < 120
+    def choose(g: dict) -> dict:
+        return pick(g["legal_actions"], rank, rng)
+
+    g = play_seat_zero_to_the_end(hana, gid, choose, seconds=120)
     assert g["winner"]["seat"] in range(5)
     moves = list(Move.objects.filter(game_id=gid).values_list("seat", "by"))
     assert {seat for seat, by in moves if by == "bot"} == {1, 2, 3, 4}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import random
-import time
 from typing import Callable
 
 import pytest
@@ -21,7 +20,14 @@ from games import engine, services
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
-from .games_support import by_seat, clients, game_url, refused, start_table  # noqa: F401 (fixture)
+from .games_support import (  # noqa: F401 (fixture)
+    by_seat,
+    clients,
+    game_url,
+    play_seat_zero_to_the_end,
+    refused,
+    start_table,
+)
 
 GAMES = "/api/v1/games"
 
@@ -174,20 +180,14 @@ def test_one_human_and_bots_of_every_level_play_a_play_uno_com_game_to_the_end(w
     gid = r.json()["id"]
     assert hugo.post(f"{GAMES}/{gid}/start").status_code == 200
     rng = random.Random(4)
-    started = time.monotonic()
-    while True:
-        g = wait_for(lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == 0 else None)(
-            hugo.get(f"{GAMES}/{gid}").json()), timeout=30, interval=0.01, message="hugo's turn")
-        if g["status"] == "finished":
-            break
+    def choose(g: dict) -> dict:
         legal = g["legal_actions"]
         rank = {c["id"]: c["rank"] for c in g["hand"]}
         replays = [a for a in legal if a["type"] == "play" and rank.get(a["card"]) == "replay"]
         plays = [a for a in legal if a["type"] in ("play", "choose_color")]
-        action = (replays or [rng.choice(plays or legal)])[0]
-        r = hugo.post(f"{GAMES}/{gid}/actions", {**action, "expected_version": g["version"]}, format="json")
-        assert r.status_code in (200, 409), r.content  # 409: a bot acted out of turn in between
-        assert time.monotonic() - started < 150
+        return (replays or [rng.choice(plays or legal)])[0]
+
+    g = play_seat_zero_to_the_end(hugo, gid, choose, seconds=150)
     assert g["winner"]["seat"] in range(5)
     moves = list(Move.objects.filter(game_id=gid).order_by("seq"))
     assert {m.seat for m in moves if m.by == "bot"} == {1, 2, 3, 4}

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import random
-import time
 
 import pytest
 from django.core.management import call_command
@@ -17,7 +16,16 @@ from games import engine
 from games.models import Move
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
-from .games_support import by_seat, clients, fix_seeds, game_url, refused, start_table, true_state  # noqa: F401
+from .games_support import (  # noqa: F401
+    by_seat,
+    clients,
+    fix_seeds,
+    game_url,
+    play_seat_zero_to_the_end,
+    refused,
+    start_table,
+    true_state,
+)
 
 CARDS = {"downpour_cards": True, "targeted_draw_cards": True}
 TARGETED = ("targeted_draw_two", "targeted_wild_draw_four")
@@ -139,17 +147,11 @@ def test_one_human_and_bots_of_every_level_play_a_game_with_the_cards_to_the_end
     assert tara.post(f"/api/v1/games/{gid}/start").status_code == 200
     deck = deck_of(gid)
     rng = random.Random(3)
-    started = time.monotonic()
-    while True:
-        g = wait_for(lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == 0 else None)(
-            tara.get(f"/api/v1/games/{gid}").json()), timeout=20, interval=0.01, message="tara's turn")
-        if g["status"] == "finished":
-            break
+    def choose(g: dict) -> dict:
         plays = [a for a in g["legal_actions"] if a["type"] in ("play", "choose_color")]
-        action = rng.choice(plays or g["legal_actions"])
-        r = tara.post(f"/api/v1/games/{gid}/actions", {**action, "expected_version": g["version"]}, format="json")
-        assert r.status_code in (200, 409), r.content  # 409: a bot acted out of turn in between
-        assert time.monotonic() - started < 120
+        return rng.choice(plays or g["legal_actions"])
+
+    g = play_seat_zero_to_the_end(tara, gid, choose, seconds=120)
     assert g["winner"]["seat"] in range(5)
     moves = list(Move.objects.filter(game_id=gid).order_by("seq"))
     assert {m.seat for m in moves if m.by == "bot"} == {1, 2, 3, 4}
