@@ -88,7 +88,8 @@ def make_config(preset: Any, options: Any, seats: Any, seed: Any) -> Config:
     resolved = resolve_options(preset, options)
     p = PRESETS[preset]
     if isinstance(seats, bool) or not isinstance(seats, int) or not p.min_seats <= seats <= p.max_seats:
-        raise InvalidOptions("max_players", f"{preset} is played by {p.min_seats} to {p.max_seats} players")
+        count = f"exactly {p.min_seats}" if p.min_seats == p.max_seats else f"{p.min_seats} to {p.max_seats}"
+        raise InvalidOptions("max_players", f"{preset} is played by {count} players")
     for module in FAMILIES[p.family].modules:
         module.validate_seats(resolved, seats)  # teams: an even count
     return Config(preset, seats, str(seed), resolved)

@@ -151,7 +151,7 @@ def test_duo_is_played_by_exactly_two_players():
         with pytest.raises(InvalidOptions) as exc:
             new_game("duo", {}, seats, 1)
         assert exc.value.option == "max_players"
-        assert "duo is played by 2 to 2 players" in str(exc.value)
+        assert "duo is played by exactly 2 players" in str(exc.value)
 
 
 def test_duo_plays_the_112_card_deck_of_standard_112():
