@@ -354,6 +354,8 @@ def enforce_batch(limit: int, *, game_id: int | None = None, version: int | None
 #: dropped unrun by the worker after as long (Celery's ``expires``), so that a stack
 #: falling behind never piles up copies of it in the queue ahead of the fresh moves
 REQUEUE_SECONDS = 10.0
+#: the queue of the timer's tasks (config/settings.py CELERY_TASK_ROUTES)
+DEADLINES_QUEUE = "deadlines"
 
 
 def _revive(robots: list[tuple[int, int]], until: float | None = None) -> int:
@@ -388,7 +390,8 @@ def _queue_revivals(robots: list[tuple[int, int]]) -> None:
         except Exception:  # the cache is down (Redis restarting): queue it anyway
             fresh = True
         if fresh:
-            queued += scheduling.queue_bot_step(game_id, version, 0, expires=REQUEUE_SECONDS)
+            # on the deadlines' queue: an overdue robot never waits behind the bot backlog
+            queued += scheduling.queue_bot_step(game_id, version, 0, expires=REQUEUE_SECONDS, queue=DEADLINES_QUEUE)
     if queued:
         log.info("deadlines: %s bot steps queued for robots whose tasks were lost", queued)
 

@@ -36,13 +36,13 @@ def _countdowns() -> bool:
     return settings.UNO_TIMER_FAST_PATH_SECONDS > 0
 
 
-def _enqueue(task: str, args: tuple, countdown: float, expires: float | None = None) -> bool:
+def _enqueue(task: str, args: tuple, countdown: float, expires: float | None = None, queue: str | None = None) -> bool:
     """Send the task named ``task`` (dropped unrun by the worker if it has not started
     within ``expires`` seconds, when given); a broker failure is logged, never raised
     (the move is committed already, and its deadlines in the database are enforced by
     the sweeper)."""
     try:
-        current_app.send_task(task, args, countdown=countdown, expires=expires)
+        current_app.send_task(task, args, countdown=countdown, expires=expires, queue=queue)
         return True
     except Exception:
         log.exception("could not enqueue %s%r: left to the deadline sweeper", task, args)
@@ -77,9 +77,11 @@ def after_move(game: Game) -> None:
                 _enqueue("games.tasks.expire_deadline", (game.pk, game.version), max(0.0, delay))
 
 
-def queue_bot_step(game_id: int, version: int, delay: float, expires: float | None = None) -> bool:
+def queue_bot_step(game_id: int, version: int, delay: float, expires: float | None = None,
+                   queue: str | None = None) -> bool:
     """Send a bot step for ``game_id`` at ``version`` in ``delay`` seconds (at once if
     negative), dropped unrun if no worker has started it ``expires`` seconds after it
-    was due (None: never dropped)."""
+    was due (None: never dropped), on ``queue`` (None: the default queue)."""
     delay = max(0.0, delay)
-    return _enqueue("games.tasks.bot_step", (game_id, version), delay, None if expires is None else delay + expires)
+    return _enqueue("games.tasks.bot_step", (game_id, version), delay, None if expires is None else delay + expires,
+                    queue)
