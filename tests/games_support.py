@@ -151,3 +151,26 @@ def play_seat_zero_to_the_end(client: APIClient, gid: int, choose: Callable[[dic
         r = client.post(f"{url}/actions", {**choose(g), "expected_version": g["version"]}, format="json")
         assert r.status_code in (200, 409), r.content
         assert time.monotonic() - started < seconds, f"game {gid} not over within {seconds} s"
+
+
+#: one bot of each level, seats 1-4 of the HTTP games against bots
+EVERY_BOT_LEVEL = ("random", "easy", "normal", "hard")
+
+
+def start_against_every_bot_level(client: APIClient, ruleset: str, options: dict) -> int:
+    """Create a game of ``ruleset`` with ``options`` for the caller (seat 0) and a bot of
+    each level (seats 1-4) over HTTP, start it and return its id."""
+    r = client.post("/api/v1/games", {"ruleset": ruleset, "options": options,
+                                      "bots": [{"level": lv} for lv in EVERY_BOT_LEVEL]}, format="json")
+    assert r.status_code == 201, r.content
+    gid = r.json()["id"]
+    assert client.post(f"/api/v1/games/{gid}/start").status_code == 200
+    return gid
+
+
+def assert_every_bot_moved_without_the_timer(gid: int) -> None:
+    """Every bot seat (1-4) of ``gid`` recorded moves, and no move was the timer's (no
+    bot ever needed the fallback)."""
+    moves = list(Move.objects.filter(game_id=gid).values_list("seat", "by"))
+    assert {seat for seat, by in moves if by == "bot"} == set(range(1, len(EVERY_BOT_LEVEL) + 1))
+    assert "timer" not in {by for _, by in moves}

@@ -16,12 +16,14 @@ from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
 from .games_support import (  # noqa: F401 (fixture)
+    assert_every_bot_moved_without_the_timer,
     by_seat,
     clients,
     fix_seeds,
     game_url,
     play_seat_zero_to_the_end,
     refused,
+    start_against_every_bot_level,
     start_table,
 )
 
@@ -121,12 +123,7 @@ def test_one_human_and_bots_of_every_level_play_a_game_with_renvoi_to_the_end(wo
     _, token = make_player("hugo")
     hugo = client_for(token)
     worker.start()
-    r = hugo.post("/api/v1/games", {"ruleset": "standard", "options": OPTIONS,
-                                    "bots": [{"level": lv} for lv in ("random", "easy", "normal", "hard")]},
-                  format="json")
-    assert r.status_code == 201, r.content
-    gid = r.json()["id"]
-    assert hugo.post(f"/api/v1/games/{gid}/start").status_code == 200
+    gid = start_against_every_bot_level(hugo, "standard", OPTIONS)
     renvois = renvoi_ids(gid)
     rng = random.Random(3)
     def choose(g: dict) -> dict:
@@ -134,9 +131,7 @@ def test_one_human_and_bots_of_every_level_play_a_game_with_renvoi_to_the_end(wo
 
     g = play_seat_zero_to_the_end(hugo, gid, choose, seconds=90)
     assert g["winner"]["seat"] in range(5)
-    moves = list(Move.objects.filter(game_id=gid).values_list("seat", "by"))
-    assert {seat for seat, by in moves if by == "bot"} == {1, 2, 3, 4}
-    assert "timer" not in {by for _, by in moves}  # no bot ever needed the fallback
+    assert_every_bot_moved_without_the_timer(gid)
     answered = answered_by_bots(gid)
     assert answered["penalty"] + answered["skip"] > 0, answered  # +2, +4 or Skip aimed at a bot
     assert f"game {gid}: OK" in verified(gid)

@@ -19,12 +19,14 @@ from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
 from .games_support import (  # noqa: F401
+    assert_every_bot_moved_without_the_timer,
     by_seat,
     clients,
     fix_seeds,
     game_url,
     play_seat_zero_to_the_end,
     refused,
+    start_against_every_bot_level,
     start_table,
     true_state,
     walk,
@@ -154,12 +156,7 @@ def test_one_human_and_bots_of_every_level_play_standard_112_to_the_end(worker, 
     _, token = make_player("hana")
     hana = client_for(token)
     worker.start()
-    r = hana.post("/api/v1/games", {"ruleset": "standard_112", "options": {**options, "rounds": 1},
-                                    "bots": [{"level": lv} for lv in ("random", "easy", "normal", "hard")]},
-                  format="json")
-    assert r.status_code == 201, r.content
-    gid = r.json()["id"]
-    assert hana.post(f"/api/v1/games/{gid}/start").status_code == 200
+    gid = start_against_every_bot_level(hana, "standard_112", {**options, "rounds": 1})
     rank = ranks(gid)
     rng = random.Random(7)
     def choose(g: dict) -> dict:
@@ -167,9 +164,7 @@ def test_one_human_and_bots_of_every_level_play_standard_112_to_the_end(worker, 
 
     g = play_seat_zero_to_the_end(hana, gid, choose, seconds=120)
     assert g["winner"]["seat"] in range(5)
-    moves = list(Move.objects.filter(game_id=gid).values_list("seat", "by"))
-    assert {seat for seat, by in moves if by == "bot"} == {1, 2, 3, 4}
-    assert "timer" not in {by for _, by in moves}  # no bot ever needed the fallback
+    assert_every_bot_moved_without_the_timer(gid)
     assert Game.objects.get(pk=gid).status == "finished"
     if options:  # 4 hand-moving cards and the 7s and 0s: hands moved (and bots played them)
         kinds = [(m.by, e["type"]) for m in Move.objects.filter(game_id=gid) for e in m.events]
