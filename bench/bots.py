@@ -39,7 +39,8 @@ Parts (``--part``, default ``all``):
     catalogue, ``engine.PRESETS``), N games of ``hard`` against ``normal``: heads-up
     where the preset allows two players (else its least seat count, the levels
     alternating round the table), one round where the preset takes ``rounds``,
-    seats rotated; each level's win rate.  (The full table is ``standard``'s only,
+    seats rotated; each level's win rate (a win shared by both levels, Decktet-Uno's
+    equal top scores, counts for neither: column ``shared``).  (The full table is ``standard``'s only,
     and only when ``standard`` is among ``--presets``.)
 ``timing``
     Decision time of each level (``games.bots.decide``: observation + choice),
@@ -603,7 +604,8 @@ def part_rlcard(args, pool) -> None:
 def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None, timer: dict | None = None,
                      searches: list | None = None, preset: str = "standard", options: dict | None = None):
     """One game in our engine (default: a heads-up round of ``standard``; one seat per
-    entry of ``levels``); returns the winning seat (None: abandoned).
+    entry of ``levels``); returns the winning seats (several: a shared win, Decktet-Uno's
+    equal top scores; None: abandoned).
     ``timer`` (seat -> list) collects that seat's decision times (>1 legal action);
     ``searches`` the simulations (samples x candidates) of each of its ``hard``
     searches (decisions with more than one candidate)."""
@@ -611,7 +613,7 @@ def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None
     rng = random.Random(seed)
     for _ in range(ENGINE_ACTION_CAP):
         if state.phase == GAME_OVER:
-            return state.winner
+            return state.winners
         actor = state.actor()
         acted = False
         others = [s for s in range(len(levels)) if s != actor]
@@ -647,11 +649,11 @@ def _rr_chunk(args: tuple) -> dict:
         seed = game_seed(base_seed, i)
         seat_a = i % 2
         levels = (a, b) if seat_a == 0 else (b, a)
-        winner = play_engine_game(levels, seed, budget_ms)
-        if winner is None:
+        winners = play_engine_game(levels, seed, budget_ms)
+        if winners is None:
             continue
         games += 1
-        wins_a += int(winner == seat_a)
+        wins_a += int(winners == [seat_a])
     return {"pair": (a, b), "games": games, "wins": wins_a, "abandoned": (stop - start) - games}
 
 
@@ -683,13 +685,14 @@ def _preset_chunk(args: tuple) -> dict:
     games = 0
     for i in range(start, stop):
         levels = tuple(("hard", "normal")[(s + i) % 2] for s in range(seats))
-        winner = play_engine_game(levels, game_seed(base_seed, i), budget_ms, preset=preset, options=options)
-        if winner is None:
+        winners = play_engine_game(levels, game_seed(base_seed, i), budget_ms, preset=preset, options=options)
+        if winners is None:
             continue
         games += 1
-        wins[levels[winner]] += 1
+        won = {levels[s] for s in winners}
+        wins["shared" if len(won) > 1 else won.pop()] += 1  # a shared win (Decktet-Uno): neither level's
     return {"preset": preset, "games": games, "hard": wins["hard"], "normal": wins["normal"],
-            "abandoned": (stop - start) - games}
+            "shared": wins["shared"], "abandoned": (stop - start) - games}
 
 
 def part_presets(args, pool, presets: list[str]) -> None:
@@ -712,16 +715,20 @@ def part_presets(args, pool, presets: list[str]) -> None:
     parts = list(pool.imap_unordered(_preset_chunk, jobs)) if pool else [_preset_chunk(j) for j in jobs]
     res = {preset: Counter() for preset in tables}
     for p in parts:
-        res[p["preset"]].update({k: p[k] for k in ("games", "hard", "normal", "abandoned")})
+        res[p["preset"]].update({k: p[k] for k in ("games", "hard", "normal", "shared", "abandoned")})
     print(f"   done in {time.perf_counter() - t0:.1f} s; win rate of each level, 95% CI half-width (Wilson)")
     print()
-    head = f"{'preset':<16}{'seats':>6}{'options':>16}{'games':>7}{'hard':>16}{'normal':>16}{'abandoned':>11}"
+    head = (f"{'preset':<16}{'seats':>6}{'options':>16}{'games':>7}{'hard':>16}{'normal':>16}{'shared':>8}"
+            f"{'abandoned':>11}")
     print(head)
     print("-" * len(head))
     for preset, (options, seats) in tables.items():
         r = res[preset]
         print(f"{preset:<16}{seats:>6}{json.dumps(options):>16}{r['games']:>7}"
-              + "".join(_rate(r[level], r["games"]) for level in ("hard", "normal")) + f"{r['abandoned']:>11}")
+              + "".join(_rate(r[level], r["games"]) for level in ("hard", "normal"))
+              + f"{r['shared']:>8}{r['abandoned']:>11}")
+    print("   shared: games whose equal top scores both levels share (Decktet-Uno); each level's rate counts "
+          "its wins alone")
     print()
 
 

@@ -204,7 +204,6 @@ def measure(args, stack: Stack) -> None:
     url = stack.pg.url()
     sampler = DbSampler(url, interval=0.2, only_timed=True)
     sampler.start()  # from the first start on: deadlines of the warm-up are sampled too
-    t = time.time()
     res = subprocess.run([PYTHON, str(Path(__file__).resolve()), "--create", str(args.games), "--turn-seconds",
                           str(args.turn_seconds)], cwd=stack.app, env=stack.env, capture_output=True, text=True)
     if res.returncode:

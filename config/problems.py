@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
+from copy import deepcopy
 from http import HTTPStatus
 from typing import Any
 
@@ -371,3 +372,46 @@ def problem_responses(*statuses: int | tuple[int, str]) -> dict:
             response=ProblemSerializer, description=description
         )
     return responses
+
+
+# --- OpenAPI: what every operation may answer, and the headers of errors ----
+
+#: ``components.headers`` of the error responses, set by the handlers above
+PROBLEM_HEADERS: dict[str, dict[str, Any]] = {
+    "Retry-After": {
+        "description": "Seconds to wait before retrying: on a 429 the end of the exhausted rate-limit window "
+        "(as `retry_after` and `RateLimit-Reset`), on a 503 a moment for the dependency to come back.",
+        "schema": {"type": "integer", "minimum": 1},
+        "required": True,
+    },
+    "WWW-Authenticate": {
+        "description": "The authentication scheme to use: `Token` (`Authorization: Token <key>`).",
+        "schema": {"type": "string", "enum": ["Token"]},
+        "required": True,
+    },
+}
+#: response status -> the headers every such answer carries
+HEADERS_BY_STATUS = {"401": ("WWW-Authenticate",), "429": ("Retry-After",), "503": ("Retry-After",)}
+
+_UNAVAILABLE = {
+    "description": PROBLEM_DESCRIPTIONS[503],
+    "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+}
+
+
+def problem_headers_hook(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: every operation may answer 503 ``unavailable``
+    (each one reaches the database; an operation's own 503, e.g. the health check's, is
+    kept), and the headers of errors are declared where they are sent: ``Retry-After`` on
+    every 429 and 503, ``WWW-Authenticate`` on every 401."""
+    components = result.setdefault("components", {}).setdefault("headers", {})
+    components.update(deepcopy(PROBLEM_HEADERS))
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            operation["responses"].setdefault("503", deepcopy(_UNAVAILABLE))
+            for status, response in operation["responses"].items():
+                for name in HEADERS_BY_STATUS.get(str(status), ()):
+                    response.setdefault("headers", {}).setdefault(name, {"$ref": f"#/components/headers/{name}"})
+    return result

@@ -150,6 +150,12 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "options", f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 10000)}"
     )
+    # The move path's own statements (games.selectors.sql_cursor) bind their parameters
+    # server-side, and psycopg prepares one on a connection once it has run this many
+    # times there: PostgreSQL then no longer plans it each time.  0: never (e.g. behind
+    # a pooler in transaction mode that does not keep prepared statements).  Django's
+    # other statements bind client-side and are never prepared.
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = env_int("DB_PREPARE_THRESHOLD", 5) or None
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -444,8 +450,10 @@ SPECTACULAR_SETTINGS = {
         "games.schema.typed_events_hook",
         # 413 on every operation that takes a body.
         "config.middleware.document_payload_too_large",
-        # RateLimit-* headers on every response, Retry-After on 429s (last: it also
-        # covers the responses that the hooks above add).
+        # 503 on every operation; Retry-After on 429s and 503s, WWW-Authenticate on 401s.
+        "config.problems.problem_headers_hook",
+        # RateLimit-* headers on every response (last: it also covers the responses that
+        # the hooks above add).
         "players.throttling.rate_limit_schema_hook",
     ],
 }

@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 
 from config.health import ERROR, OK, WEB_CHECKS, health_report
 from config.problems import PROBLEM_CONTENT_TYPE, ApiError, ProblemSerializer
+from config.resilience import RETRY_AFTER_SECONDS
 
 
 def _part(help_text: str) -> serializers.ChoiceField:
@@ -35,7 +36,7 @@ class HealthProblemSerializer(ProblemSerializer, HealthPartsSerializer):
 class HealthView(APIView):
     """Readiness of the whole service: the database, the broker, a worker that runs
     tasks and beat's deadline sweeper.  Each part is ``ok`` or ``error``; any error
-    answers 503 naming the failing parts."""
+    answers 503 naming the failing parts, with ``Retry-After`` as every 503."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -60,7 +61,8 @@ class HealthView(APIView):
         report = health_report(self.checks)
         if any(value != OK for value in report.values()):
             failing = ", ".join(name for name, value in report.items() if value != OK)
-            raise ApiError(503, "unavailable", f"Unhealthy: {failing}.", **report)
+            raise ApiError(503, "unavailable", f"Unhealthy: {failing}.",
+                           headers={"Retry-After": str(RETRY_AFTER_SECONDS)}, retry_after=RETRY_AFTER_SECONDS, **report)
         return Response({"status": OK, **report})
 
 

@@ -9,6 +9,7 @@ for a created resource that went missing."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from games import engine
@@ -185,14 +186,25 @@ OPTION_PROPERTIES = (
 )
 
 
+def option_property(spec: engine.OptionSpec) -> dict:
+    """An option's property: ``OptionSpec.json_schema`` (its values, default and doc)
+    with the default said in the description, not as a ``default`` keyword: in a request
+    an option left out takes the preset's value first, and a generated client would send
+    every default (openapi-python-client does), overriding the preset's values and
+    naming the options of other families, which the server refuses."""
+    prop = spec.json_schema()
+    default = prop.pop("default")
+    return {**prop, "description": f"{prop['description']} (default: {json.dumps(default)}, unless the preset sets it)"}
+
+
 def options_schema() -> dict:
     """The ``Options`` object: one property per option of the engine's catalogue
-    (``OptionSpec.json_schema``: its values, default and doc), nothing else."""
+    (``option_property``), nothing else."""
     return {
         "type": "object",
         "description": "Rule options (RULES.md). In a request: the options set on top of the preset (an option "
         "left out takes the preset's value, else its default); in a game: the options in force.",
-        "properties": {name: spec.json_schema() for name, spec in engine.OPTIONS.items()},
+        "properties": {name: option_property(spec) for name, spec in engine.OPTIONS.items()},
         "additionalProperties": False,
     }
 

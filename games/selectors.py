@@ -2,17 +2,21 @@
 
 Hidden information is the security boundary: everything here goes through the
 engine's ``view`` / ``visible_events`` for the viewer's seat (None: spectator),
-and only a finished game reveals everything.
+and only a finished game reveals everything.  So with the seed, which every shuffle
+derives from: a game shows its ``shuffle_commitment`` (the seed's SHA-256) from its
+creation on, and the seed itself only once finished.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 
 from games import engine, obligations
@@ -28,6 +32,48 @@ from players.models import Player, Webhook
 _SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot", "won")
 
 
+def per_backend(build: Callable[..., str]) -> Callable[..., str]:
+    """``build(*args)``, SQL text that depends on nothing but its arguments and the
+    database backend (its quoting and features), built once per backend: the move
+    path's statements, quoted column by column again on every request, took about
+    0.15 ms of CPU per move (README, "where a move's time goes")."""
+    cached = functools.lru_cache(maxsize=64)(lambda vendor, *args: build(*args))
+    return functools.wraps(build)(lambda *args: cached(connection.vendor, *args))
+
+
+@contextmanager
+def sql_cursor() -> Iterator[CursorWrapper]:
+    """A cursor for the move path's own SQL (the reads below, ``services.insert_rows``
+    and ``update_rows``), wrapped as Django wraps its own (errors translated, statements
+    logged when queries are), but on PostgreSQL one that binds parameters server-side,
+    so that psycopg prepares a statement once it has run ``DB_PREPARE_THRESHOLD`` times
+    on the connection: planning these statements cost PostgreSQL more than running them
+    (README, "where a move's time goes").  Django's own cursors bind client-side, never
+    prepared."""
+    with connection.cursor() as cursor:  # (the connection made, and checked, as for any)
+        if connection.vendor != "postgresql":
+            yield cursor
+            return
+        from django.db.backends.postgresql.base import ServerBindingCursor
+
+        bound = ServerBindingCursor(connection.connection)
+        wrapped = _ServerBoundLog(bound, connection) if connection.queries_logged else connection.make_cursor(bound)
+        with wrapped:
+            yield wrapped
+
+
+class _ServerBoundLog(CursorDebugWrapper):
+    """Django's query log for a cursor binding server-side on a connection whose cursors
+    bind client-side: each statement logged with its parameters composed in, as Django
+    logs them when all its cursors bind server-side (``last_executed_query`` would read
+    the client-side cursor's last query, which a prepared statement leaves unset)."""
+
+    def execute(self, sql, params=None):
+        with self.debug_sql(self.db.ops.compose_sql(sql, params)):
+            return CursorWrapper.execute(self, sql, params)
+
+
+@per_backend
 def _table(model: type[models.Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
@@ -56,10 +102,12 @@ def _instance(model: type[models.Model], columns: tuple[str, ...], values: Seque
     return model.from_db(DEFAULT_DB_ALIAS, columns, converted)
 
 
+@per_backend
 def _game_columns() -> str:
     return ", ".join(f"g.{connection.ops.quote_name(f.column)}" for f in Game._meta.concrete_fields)
 
 
+@per_backend
 def _seat_columns() -> str:
     # (scalar subqueries by primary and unique keys: PostgreSQL plans them in a third
     # of the time it takes to plan the same joins)
@@ -78,7 +126,7 @@ def _game_rows(game_id: int, sql: str) -> list[tuple]:
     low, high = connection.ops.integer_field_range(Game._meta.pk.get_internal_type())
     rows: list[tuple] = []
     if low <= game_id <= high:  # out of range: no such row (as the ORM answers, without asking)
-        with connection.cursor() as cursor:
+        with sql_cursor() as cursor:
             cursor.execute(sql, [game_id])
             rows = cursor.fetchall()
     if not rows:
@@ -124,7 +172,7 @@ def load_seats_of(games: Sequence[Game]) -> None:
     by_id = {game.pk: game for game in games}
     for game in games:
         game.seat_list = []
-    with connection.cursor() as cursor:
+    with sql_cursor() as cursor:
         sql = (f"SELECT {_seat_columns()} FROM {_table(Seat)} s WHERE s.game_id IN ({', '.join(['%s'] * len(by_id))})"
                " ORDER BY s.game_id, s.seat")
         cursor.execute(sql, list(by_id))
@@ -218,10 +266,13 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
         "discard_pile_count": 0,
         "pending": None,
         "uno_catchable_seat": None,
+        "face_down": None,
         "obligations": [],
         "winner": None,
         "winners": [],
         "deck": None,
+        # the seed itself only once the game is finished (below)
+        "shuffle_commitment": engine.shuffle_commitment(game.seed),
         "legal_actions": [],
     }
     if game.state is None:
@@ -239,6 +290,7 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
     for key in ("current_seat", "dealer", "direction", "top_card", "current_color", "draw_pile_count",
                 "discard_pile_count", "pending", "uno_catchable_seat"):
         out[key] = v[key]
+    out["face_down"] = v.get("face_down")  # Decktet-Uno's card set aside (``DecktetFamily.table_view``)
     if seat is not None:
         out["hand"] = v["hand"]
         if game.status == GameStatus.ACTIVE:
@@ -322,20 +374,22 @@ def shown_action(move: Move, seat: int | None, reveal: bool) -> dict:
     """``move``'s action as ``seat`` may see it: a misplay (``jump_in_misplay_points``: a
     play out of turn that is no jump-in) leaves its card in its player's hand, so the
     others see ``{"type": "misplay"}`` (no card, colour or target) until the game is
-    over."""
+    over; a card played face down (Decktet-Uno's ``face_down``) is shown to the others
+    as ``{"type": "play_face_down"}`` until the game is over (its ``face_down_placed``
+    event tells which card it was once it is placed)."""
     action = move.action
-    if reveal or seat == move.seat or "card" not in action \
-            or not any(e.get("type") == "misplay" for e in move.events):
+    if reveal or seat == move.seat or "card" not in action:
         return action
-    return {"type": "misplay"}
+    if action.get("type") == "play_face_down":
+        return {"type": "play_face_down"}
+    if any(e.get("type") == "misplay" for e in move.events):
+        return {"type": "misplay"}
+    return action
 
 
-def strip_audience(event: dict) -> dict:
-    if "to" not in event:
-        return event
-    e = dict(event)
-    e["private_to"] = e.pop("to")
-    return e
+#: an event as the API shows it (its audience ``to`` as ``private_to``; the engine's,
+#: which the standalone verifier ``games.engine.verify`` compares moves with)
+strip_audience = engine.public_event
 
 
 def score_table(game: Game) -> dict[str, Any]:
@@ -355,19 +409,37 @@ def score_table(game: Game) -> dict[str, Any]:
                 totals[sc.seat] += sc.points
         rows.append({"round": r.number, "dealer": r.dealer, "winner_seat": r.winner_seat,
                      "points": points, "hand_points": hand_points})
+    plays = scored_plays(game) if engine.PRESETS[game.ruleset].family == "decktet" else []
+    if plays:  # Decktet-Uno scores as it plays: the totals so far
+        totals = [0] * len(seats)
+        for p in plays:
+            totals[p["seat"]] += p["points"]
     return {
         "game": game.pk,
         "status": game.status,
-        "scoring": game.resolved_options.get("scoring"),
+        "scoring": game.resolved_options.get("scoring", "per_play"),
         "target_score": None if game.resolved_options.get("rounds") else game.resolved_options.get("target_score"),
         "rounds_to_play": game.resolved_options.get("rounds"),
         "players": [{"seat": s.seat, "username": s.player.username if s.player_id else None, "is_bot": s.is_bot}
                     for s in seats],
         "rounds": rows,
         "totals": totals,
+        "plays": plays,
         "winner_seat": game.winner_seat,
         "winner_seats": [s.seat for s in seats if s.won],
     }
+
+
+def scored_plays(game: Game) -> list[dict[str, Any]]:
+    """Decktet-Uno's scoring, play by play, from the move log's public events: each card
+    played face up (``play``) and each face-down card once placed (``face_down_placed``)."""
+    out = []
+    for seq, events in Move.objects.filter(game=game).order_by("seq").values_list("seq", "events"):
+        for e in events:
+            if e["type"] in ("play", "face_down_placed") and "points" in e:
+                out.append({"seq": seq, "seat": e["seat"], "card": e["card"], "points": e["points"],
+                            "face_down": e["type"] == "face_down_placed"})
+    return out
 
 
 def stats_for_player(player) -> dict[str, int]:

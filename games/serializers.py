@@ -51,9 +51,16 @@ class ActionSerializer(serializers.Serializer):
 
 # -- responses ----------------------------------------------------------------------------
 class CardSerializer(serializers.Serializer):
+    """A card's public face: UNO ``{"id", "color", "rank"}``, Decktet-Uno ``{"id",
+    "name", "rank", "suits"}`` (API.md "Cards")."""
+
     id = serializers.IntegerField()
-    color = serializers.CharField(allow_null=True, help_text="null for wild cards")
-    rank = serializers.CharField(help_text="0-9, skip, reverse, draw_two, wild, wild_draw_four")
+    color = serializers.CharField(allow_null=True, required=False, help_text="UNO: the colour, null for wild cards")
+    rank = serializers.CharField(help_text="UNO: 0-9, skip, reverse, draw_two, wild, wild_draw_four and the options' "
+                                 "cards; Decktet-Uno: ace, 2-9, pawn, court, crown")
+    name = serializers.CharField(required=False, help_text="Decktet-Uno: the card's name (e.g. Island)")
+    suits = serializers.ListField(child=serializers.ChoiceField(choices=list(engine.SUITS)), required=False,
+                                  help_text="Decktet-Uno: its one to three suits")
 
 
 class SeatInGameSerializer(serializers.Serializer):
@@ -106,6 +113,11 @@ class PendingSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
 
 
+class FaceDownSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="Who set it aside (the previous player).")
+    card = CardSerializer(allow_null=True, help_text="The card, for its owner only (null for everyone else).")
+
+
 class WinnerSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     username = serializers.CharField(allow_null=True)
@@ -144,18 +156,36 @@ class GameSerializer(serializers.Serializer):
     uno_catchable_seat = serializers.IntegerField(
         allow_null=True, help_text="A seat that played its next-to-last card without calling UNO."
     )
+    face_down = FaceDownSerializer(
+        allow_null=True, help_text="Decktet-Uno with `face_down`: the card the previous player set aside face down, "
+        "placed on the pile and scored at the end of this turn (null: none; always null in UNO games)."
+    )
     obligations = ObligationSerializer(
         many=True, help_text="Every decision owed now, by whom and until when (empty unless the game is active)."
     )
     deadline = serializers.DateTimeField(
         allow_null=True, help_text="The earliest deadline of `obligations`: when the server next acts by itself."
     )
-    winner = WinnerSerializer(allow_null=True, help_text="One seat of `winners` (the one that went out last).")
+    winner = WinnerSerializer(allow_null=True, help_text="One seat of `winners` (UNO: the one that went out last; "
+                              "Decktet-Uno: the first in seat order).")
     winners = WinnerSerializer(
-        many=True, help_text="Every seat that won the finished game (a team's seats); empty until it is over."
+        many=True, help_text="Every seat that won the finished game (a team's seats; Decktet-Uno: every seat with the "
+        "top score); empty until it is over."
     )
     deck = DeckSerializer(allow_null=True, help_text="The game's deck (null until it starts): what its options added.")
-    seed = serializers.CharField(required=False, help_text="Revealed once the game is finished.")
+    shuffle_commitment = serializers.RegexField(
+        r"^[0-9a-f]{64}$",
+        help_text="Fair play: the lowercase hex SHA-256 of the UTF-8 bytes of the game's `seed`, which every shuffle "
+        "and deal derives from; shown from the game's creation on, so that once the seed is revealed anyone can check "
+        "that it is the one the game was committed to (README \"Fair play: verifying a game\": "
+        "`python -m games.engine.verify`).",
+    )
+    seed = serializers.CharField(
+        required=False,
+        help_text="Present only once the game is finished (never while it runs): the game's secret seed (128 bits of "
+        "randomness; 64 in games created before issue 12), whose SHA-256 is `shuffle_commitment`. With the "
+        "finished game's moves, every shuffle and deal re-derives from it.",
+    )
     hand = CardSerializer(many=True, required=False, help_text="The caller's own cards (absent for spectators).")
     legal_actions = ActionSerializer(many=True, help_text="Ready-to-post action objects.")
 
@@ -206,10 +236,16 @@ class ActionConflictSerializer(ProblemSerializer):
 
 
 class GamePageSerializer(serializers.Serializer):
+    """One answer of the games list, paged by number or by cursor (games.pagination)."""
+
     count = serializers.IntegerField(help_text="Games matching the filters.")
-    next = serializers.CharField(allow_null=True, help_text="URL of the next page, null on the last.")
-    previous = serializers.CharField(allow_null=True, help_text="URL of the previous page, null on the first.")
+    next = serializers.CharField(allow_null=True, help_text="URL of the next page (or, paging by cursor, of the "
+                                 "answer after this one), null on the last.")
+    previous = serializers.CharField(allow_null=True, help_text="URL of the previous page, null on the first "
+                                     "(and always null paging by cursor).")
     results = GameSummarySerializer(many=True)
+    next_cursor = serializers.CharField(allow_null=True, help_text="Send as `after` for the games after these "
+                                        "(opaque), whichever way this answer was paged; null on the last.")
 
 
 class MoveSerializer(serializers.Serializer):
@@ -236,15 +272,26 @@ class ScoreRoundSerializer(serializers.Serializer):
     hand_points = serializers.ListField(child=serializers.IntegerField(), help_text="Points left in each hand.")
 
 
+class ScoredPlaySerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="The move (`/moves`' `seq`).")
+    seat = serializers.IntegerField(help_text="Who scored.")
+    card = CardSerializer(help_text="The card played (a face-down card: once placed).")
+    points = serializers.IntegerField(help_text="What it scored (a face-down card sharing no suit: -2).")
+    face_down = serializers.BooleanField(help_text="A face-down card, placed at the end of the next turn.")
+
+
 class ScoresSerializer(serializers.Serializer):
     game = serializers.IntegerField()
     status = serializers.CharField()
-    scoring = serializers.CharField()
+    scoring = serializers.CharField(help_text="The `scoring` option in force; `per_play` for Decktet-Uno.")
     target_score = serializers.IntegerField(allow_null=True)
     rounds_to_play = serializers.IntegerField(allow_null=True)
     players = serializers.ListField(child=serializers.DictField())
     rounds = ScoreRoundSerializer(many=True)
-    totals = serializers.ListField(child=serializers.IntegerField())
+    totals = serializers.ListField(child=serializers.IntegerField(),
+                                   help_text="Each seat's total (Decktet-Uno: so far, while it runs).")
+    plays = ScoredPlaySerializer(many=True, help_text="Decktet-Uno: every play and placed face-down card with its "
+                                 "points, in order (empty in UNO games).")
     winner_seat = serializers.IntegerField(allow_null=True)
     winner_seats = serializers.ListField(
         child=serializers.IntegerField(), help_text="Every seat that won (a team's seats); empty until it is over."

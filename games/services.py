@@ -30,6 +30,8 @@ from games.models import Game, GameStatus, IdempotencyRecord, Move, MoveBy, Roun
 
 BOT_LEVELS = ("random", "easy", "normal", "hard")
 MAX_TURN_SECONDS = 14 * 24 * 3600
+#: secret random bits of a new game's seed (its decimal digits fit ``Game.seed``)
+SEED_BITS = 128
 
 #: HTTP status and problem code for each engine error
 ENGINE_ERRORS: dict[str, int] = {
@@ -89,7 +91,9 @@ def create_game(
         max_players = max(2, 1 + len(bots)) if bots else 4
     if 1 + len(bots) > max_players:
         raise ApiError(400, "invalid", "more bots than free seats", fields={"bots": ["more bots than free seats"]})
-    seed = str(secrets.randbits(64))
+    # every shuffle derives from the seed: the game shows it only once finished, and its
+    # ``shuffle_commitment`` before (games stored earlier keep their 64-bit seeds)
+    seed = str(secrets.randbits(SEED_BITS))
     try:
         config = engine.make_config(ruleset, options or {}, max_players, seed)
     except InvalidOptions as exc:
@@ -341,11 +345,10 @@ def write_moves(recorded: list[RecordedMove]) -> None:
     """Write ``recorded`` (each game locked by the caller; a game may have several moves,
     in order, all prepared on the same ``Game`` instance, e.g. the deadlines of several
     seats expiring at once): one statement per table whatever their number (the game
-    rows in one UPDATE), so that a batch of moves costs about what one does.  One game
-    saves its row with ``save``."""
+    rows in one UPDATE), so that a batch of moves costs about what one does."""
     if not recorded:
         return
-    Move.objects.bulk_create([r.move for r in recorded])
+    insert_rows([r.move for r in recorded])
     started = [rnd for r in recorded for rnd in r.rounds_started]
     if started:
         Round.objects.bulk_create(started)
@@ -353,10 +356,7 @@ def write_moves(recorded: list[RecordedMove]) -> None:
     if ended:  # rare (a round's last card): its rows are read back, then written
         _end_rounds(ended)
     games = list({id(r.game): r.game for r in recorded}.values())  # each row once, as last changed
-    if len(games) == 1:
-        games[0].save(update_fields=_RECORDED_FIELDS)
-    else:
-        update_rows(games, _RECORDED_FIELDS)
+    update_rows(games, _RECORDED_FIELDS)
     update_rows(list({id(s): s for r in recorded for s in r.seats}.values()), ("timeouts", "autopilot", "won"))
 
 
@@ -378,35 +378,98 @@ def _end_rounds(ended: dict[tuple[int, int], RoundEnd]) -> None:
     Score.objects.bulk_create(scores)
 
 
-def update_rows(rows: Sequence[models.Model], fields: Sequence[str]) -> None:
-    """Write ``fields`` of ``rows`` (instances of one model, saved before) in one
-    statement: ``UPDATE t SET f = v.column2, ... FROM (VALUES (id, ...), ...) AS v
-    WHERE t.id = v.column1`` (PostgreSQL and SQLite name a VALUES list's columns
-    alike; PostgreSQL gets each column cast to its field's type).  Django's
-    ``bulk_update`` writes a CASE per column with a WHEN per row instead, whose
-    building cost about 4 ms of CPU per game row of the sweeper's batches.  Values are
-    written as they are (``auto_now`` fields are not refreshed)."""
+def insert_rows(rows: Sequence[models.Model]) -> None:
+    """Insert ``rows`` (new instances of one model) as ``bulk_create`` does: every
+    field but the automatic primary key, as ``save`` would write it (``pre_save``:
+    ``auto_now_add``), as many rows per statement as the backend takes parameters; the
+    new primary keys are set on the rows where the backend returns them (inside the
+    caller's transaction).  Its statement is built once per model, row count and
+    backend (:func:`_insert_sql`), where ``bulk_create`` builds it through the ORM every
+    time, and it runs prepared on PostgreSQL (``selectors.sql_cursor``): README, "where
+    a move's time goes"."""
     if not rows:
         return
-    meta = type(rows[0])._meta
-    columns = [meta.pk, *(meta.get_field(name) for name in fields)]
+    model = type(rows[0])
+    fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+    returning = connection.features.can_return_rows_from_bulk_insert  # (as _insert_sql)
+    with selectors.sql_cursor() as cursor:
+        for chunk in _chunks(rows, len(fields)):
+            cursor.execute(
+                _insert_sql(model, len(chunk)),
+                [f.get_db_prep_save(f.pre_save(row, True), connection) for row in chunk for f in fields],
+            )
+            if returning:
+                for row, (pk,) in zip(chunk, cursor.fetchall()):
+                    row.pk = pk
+            for row in chunk:
+                row._state.adding, row._state.db = False, connection.alias
+
+
+def update_rows(rows: Sequence[models.Model], fields: Sequence[str]) -> None:
+    """Write ``fields`` of ``rows`` (instances of one model, saved before): one row with
+    ``UPDATE t SET f = %s, ... WHERE t.id = %s``, as ``save(update_fields=...)`` writes
+    it; several in one statement, ``UPDATE t SET f = v.column2, ... FROM (VALUES (id,
+    ...), ...) AS v WHERE t.id = v.column1`` (PostgreSQL and SQLite name a VALUES
+    list's columns alike; PostgreSQL gets each column cast to its field's type).
+    Django's ``bulk_update`` writes a CASE per column with a WHEN per row instead, whose
+    building cost about 4 ms of CPU per game row of the sweeper's batches, and ``save``
+    builds its statement through the ORM every time; these are built once per model,
+    fields, row count and backend (:func:`_update_sql`) and run prepared on PostgreSQL
+    (``selectors.sql_cursor``).  Values are written as they are (``auto_now`` fields are
+    not refreshed)."""
+    if not rows:
+        return
+    model = type(rows[0])
+    columns = [model._meta.pk, *(model._meta.get_field(name) for name in fields)]
+    with selectors.sql_cursor() as cursor:
+        for chunk in _chunks(rows, len(columns)):
+            if len(chunk) == 1:  # the fields, then the id
+                order = [*columns[1:], columns[0]]
+            else:  # each row's id, then its fields
+                order = columns
+            cursor.execute(
+                _update_sql(model, tuple(fields), len(chunk)),
+                [f.get_db_prep_save(getattr(row, f.attname), connection) for row in chunk for f in order],
+            )
+
+
+def _chunks(rows: Sequence[models.Model], width: int) -> list[Sequence[models.Model]]:
+    """``rows`` cut into the most that one statement may take with ``width``
+    parameters each (the backend's ``max_query_params``)."""
+    size = max(1, (connection.features.max_query_params or len(rows) * width) // width)
+    return [rows[start:start + size] for start in range(0, len(rows), size)]
+
+
+@selectors.per_backend
+def _insert_sql(model: type[models.Model], count: int) -> str:
+    """The INSERT of :func:`insert_rows` for ``count`` rows."""
     quote = connection.ops.quote_name
-    table = quote(meta.db_table)
+    fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
+    row_sql = f"({', '.join(['%s'] * len(fields))})"
+    sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
+           f" VALUES {', '.join([row_sql] * count)}")
+    if connection.features.can_return_rows_from_bulk_insert:
+        sql += f" RETURNING {quote(model._meta.pk.column)}"
+    return sql
+
+
+@selectors.per_backend
+def _update_sql(model: type[models.Model], fields: tuple[str, ...], count: int) -> str:
+    """The UPDATE of :func:`update_rows` for ``count`` rows."""
+    quote = connection.ops.quote_name
+    meta = model._meta
+    table, pk = quote(meta.db_table), quote(meta.pk.column)
+    columns = [meta.get_field(name) for name in fields]
+    if count == 1:
+        return f"UPDATE {table} SET {', '.join(f'{quote(f.column)} = %s' for f in columns)} WHERE {table}.{pk} = %s"
     cast = connection.vendor == "postgresql"
     sets = ", ".join(
         f"{quote(f.column)} = " + (f"CAST(v.column{i} AS {f.db_type(connection)})" if cast else f"v.column{i}")
-        for i, f in enumerate(columns[1:], start=2)
+        for i, f in enumerate(columns, start=2)
     )
-    row_sql = f"({', '.join(['%s'] * len(columns))})"
-    per_statement = max(1, (connection.features.max_query_params or len(rows) * len(columns)) // len(columns))
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), per_statement):
-            chunk = rows[start:start + per_statement]
-            cursor.execute(
-                f"UPDATE {table} SET {sets} FROM (VALUES {', '.join([row_sql] * len(chunk))}) AS v"
-                f" WHERE {table}.{quote(meta.pk.column)} = v.column1",
-                [f.get_db_prep_save(getattr(row, f.attname), connection) for row in chunk for f in columns],
-            )
+    row_sql = f"({', '.join(['%s'] * (len(columns) + 1))})"
+    return (f"UPDATE {table} SET {sets} FROM (VALUES {', '.join([row_sql] * count)}) AS v"
+            f" WHERE {table}.{pk} = v.column1")
 
 
 def _record(recorded: RecordedMove) -> None:

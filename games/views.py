@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from django.urls import reverse
 from django.utils.http import parse_etags
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.problems import PROBLEM_CONTENT_TYPE, ApiError, problem_responses
 from games import selectors, services
+from games.pagination import AFTER, LIMIT, MOST_URGENT, NEWEST, GamePagination, int_param
 from games.serializers import (
     ActionConflictSerializer,
     ActionResultSerializer,
@@ -25,36 +24,9 @@ from games.serializers import (
 
 MOVES_PAGE_MAX = 500
 ACTION_ERRORS = (
-    "`invalid` (malformed action, with `fields`), `malformed_json`, `unknown_card`, "
+    "`invalid` (malformed action, or a bad `Idempotency-Key`, with `fields`), `malformed_json`, `unknown_card`, "
     "`not_your_card`, `illegal_move`"
 )
-
-
-class GamePagination(PageNumberPagination):
-    """``page`` and ``page_size`` must be positive integers (``page_size`` at most
-    max_page_size), else 400 ``invalid`` with ``fields``; DRF would fall back to the
-    default size, or answer 404 for a page that is not a number.  A page past the end
-    stays 404 ``not_found``."""
-
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
-    last_page_strings = ()
-
-    def get_page_size(self, request) -> int:
-        return _int_param(request, self.page_size_query_param, self.page_size, 1, self.max_page_size)
-
-    def get_page_number(self, request, paginator) -> int:
-        name = self.page_query_param
-        raw = request.query_params.get(name, "1")
-        try:  # int() also refuses digit strings over sys.get_int_max_str_digits()
-            number = int(raw) if raw.isascii() and raw.isdigit() else 0
-        except ValueError:
-            number = 0
-        if number < 1:
-            raise ApiError(400, "invalid", f"{name} must be a positive integer",
-                           fields={name: ["a positive integer"]})
-        return number
 
 
 def _bool_param(request, name: str) -> bool:
@@ -68,40 +40,38 @@ def _bool_param(request, name: str) -> bool:
     raise ApiError(400, "invalid", f"{name} must be true or false", fields={name: ["must be true or false"]})
 
 
-def _int_param(request, name: str, default: int, lo: int, hi: int) -> int:
-    raw = request.query_params.get(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = lo - 1
-    if not lo <= value <= hi:
-        raise ApiError(400, "invalid", f"{name} must be an integer from {lo} to {hi}",
-                       fields={name: [f"an integer from {lo} to {hi}"]})
-    return value
-
-
 class GamesView(APIView):
     @extend_schema(
         operation_id="games_list",
         summary="List games",
+        description="Newest first (with `my_turn`, the most urgent deadline first), paged by number "
+        "(`page`, `page_size`) or by cursor as `/moves` is (`after`, `limit`: either gives cursor paging, "
+        "which takes neither `page` nor `page_size`). Every answer carries `next_cursor`, so a client may "
+        "start with a page and go on with the cursor.",
         tags=["games"],
         parameters=[
             OpenApiParameter("status", str, enum=["waiting", "active", "finished"]),
             OpenApiParameter("mine", bool, description="Only games I am seated in."),
             OpenApiParameter("my_turn", bool, description="Only games waiting for my decision, most urgent deadline first."),
-            OpenApiParameter("page", {"type": "integer", "minimum": 1}, default=1,
-                             description="Page number; past the last page: 404 `not_found`."),
+            # no schema defaults: a generated client would send them, and they take no cursor
+            OpenApiParameter("page", {"type": "integer", "minimum": 1},
+                             description="Page number (default 1); past the last page: 404 `not_found`."),
             OpenApiParameter("page_size", {"type": "integer", "minimum": 1, "maximum": GamePagination.max_page_size},
-                             default=GamePagination.page_size,
-                             description=f"Games per page, 1 to {GamePagination.max_page_size}."),
+                             description=f"Games per page, 1 to {GamePagination.max_page_size} "
+                             f"(default {GamePagination.page_size})."),
+            OpenApiParameter(AFTER, str,
+                             description="Cursor: the `next_cursor` of an earlier answer of this list (opaque); "
+                             "the games after that one, in the list's order."),
+            OpenApiParameter(LIMIT, {"type": "integer", "minimum": 1, "maximum": GamePagination.max_page_size},
+                             description=f"Cursor paging: games per answer, 1 to {GamePagination.max_page_size} "
+                             f"(default {GamePagination.page_size})."),
         ],
         responses={
             200: GamePageSerializer,
             **problem_responses(
-                (400, "`invalid` with `fields`: `status`, `mine`, `my_turn`, or `page` / `page_size` "
-                 "not positive integers (`page_size` at most 100)."),
+                (400, "`invalid` with `fields`: `status`, `mine`, `my_turn`, `page` / `page_size` not positive "
+                 "integers (`page_size` at most 100), `limit` not from 1 to 100, `after` not a `next_cursor` of "
+                 "this list, or `page` / `page_size` with `after` / `limit`."),
                 401, (404, "`not_found`: no such page"), 429,
             ),
         },
@@ -111,10 +81,9 @@ class GamesView(APIView):
         if status not in (None, "waiting", "active", "finished"):
             raise ApiError(400, "invalid", "status must be waiting, active or finished",
                            fields={"status": ["waiting, active or finished"]})
-        qs = selectors.list_games(
-            request.user, status=status, mine=_bool_param(request, "mine"), my_turn=_bool_param(request, "my_turn")
-        )
-        paginator = GamePagination()
+        my_turn = _bool_param(request, "my_turn")
+        qs = selectors.list_games(request.user, status=status, mine=_bool_param(request, "mine"), my_turn=my_turn)
+        paginator = GamePagination(MOST_URGENT if my_turn else NEWEST)
         page = paginator.paginate_queryset(qs, request, view=self)
         return paginator.get_paginated_response([selectors.game_summary(g, request.user) for g in page])
 
@@ -124,7 +93,7 @@ class GamesView(APIView):
         tags=["games"],
         request=CreateGameSerializer,
         parameters=[
-            OpenApiParameter("Location", str, OpenApiParameter.HEADER, response=[201],
+            OpenApiParameter("Location", str, OpenApiParameter.HEADER, response=[201], required=True,
                              description="The new game's URL."),
         ],
         responses={
@@ -145,10 +114,22 @@ class GameDetailView(APIView):
         operation_id="games_retrieve",
         summary="The game as the caller may see it",
         tags=["games"],
-        parameters=[OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER)],
+        parameters=[
+            OpenApiParameter(
+                "If-None-Match", str, OpenApiParameter.HEADER,
+                description="The `ETag` of an earlier answer (or several, comma-separated, or `*`): "
+                "304 without a body while this view of the game is unchanged (weak comparison).",
+            ),
+            OpenApiParameter(
+                "ETag", str, OpenApiParameter.HEADER, response=[200, 304], required=True,
+                description="A weak validator of this view of the game (it changes with the game's `version` "
+                "and any other change, and differs per seat and for spectators), e.g. `W/\"g7-v12-...-s0\"`: "
+                "send it back in `If-None-Match`.",
+            ),
+        ],
         responses={
             200: GameSerializer,
-            304: OpenApiResponse(description="Not modified since the ETag given in If-None-Match."),
+            304: OpenApiResponse(description="Not modified since the ETag given in If-None-Match (no body)."),
             **problem_responses(401, 404, 429),
         },
     )
@@ -235,10 +216,13 @@ class ActionsView(APIView):
         tags=["games"],
         parameters=[
             OpenApiParameter(
-                "Idempotency-Key", str, OpenApiParameter.HEADER,
+                "Idempotency-Key", {"type": "string", "minLength": 1, "maxLength": 255}, OpenApiParameter.HEADER,
                 description=(
-                    "A retry with the same key and body returns the first response and records nothing new. "
-                    "Keys are per player and remembered for UNO_IDEMPOTENCY_TTL_HOURS (24 by default)."
+                    "A retry with the same key and body returns the first response (status and body, a refusal "
+                    "included) and records nothing new; the same key with another body answers 422 "
+                    "`idempotency_key_reused`, a retry while the first request runs 409 `idempotency_in_progress`. "
+                    "Keys are per player, 1 to 255 characters without control characters (else 400 `invalid` "
+                    "naming `Idempotency-Key`), and remembered for UNO_IDEMPOTENCY_TTL_HOURS (24 by default)."
                 ),
             )
         ],
@@ -308,8 +292,8 @@ class MovesView(APIView):
     def get(self, request, game_id: int):
         game = selectors.get_game(game_id)
         seat = selectors.viewer_seat(game.seat_list, request.user)
-        after = _int_param(request, "after", 0, 0, 2**31 - 1)
-        limit = _int_param(request, "limit", 100, 1, MOVES_PAGE_MAX)
+        after = int_param(request, "after", 0, 0, 2**31 - 1)
+        limit = int_param(request, "limit", 100, 1, MOVES_PAGE_MAX)
         moves = selectors.moves_for_viewer(game, seat, after, limit + 1)
         more = len(moves) > limit
         moves = moves[:limit]

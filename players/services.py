@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
 from config.problems import ApiError
-from players.models import ApiToken, Player, username_key
+from players.models import ApiToken, Player, Webhook, username_key
 from players.tokens import LOGIN_TOKEN_NAME, REGISTER_TOKEN_NAME, token_issue
 
 USERNAME_TAKEN = "A player with that username already exists."
@@ -73,14 +73,13 @@ def password_change(*, player: Player, old_password: str, new_password: str, tok
     return token_issue(player=player, name=token_name)
 
 
-def webhook_set(*, player: Player, url: str) -> "Webhook":
+def webhook_set(*, player: Player, url: str) -> Webhook:
     """Register (or replace) the player's webhook with a fresh secret.  The URL must
     lead to public addresses only (players/outbound.py; checked again at each
     delivery, as the name may resolve elsewhere by then): ValidationError otherwise."""
     import secrets
 
     from players import outbound
-    from players.models import Webhook
 
     try:
         outbound.check(url, allow_private=outbound.private_targets_allowed())
@@ -93,7 +92,6 @@ def webhook_set(*, player: Player, url: str) -> "Webhook":
 
 
 def webhook_delete(*, player: Player) -> bool:
-    from players.models import Webhook
 
     deleted, _ = Webhook.objects.filter(player=player).delete()
     return bool(deleted)

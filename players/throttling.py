@@ -334,10 +334,6 @@ HEADER_DOCS: dict[str, dict[str, Any]] = {
         "schema": {"type": "string"},
     },
 }
-RETRY_AFTER_DOC = {
-    "description": "Seconds to wait before retrying (the end of the exhausted window).",
-    "schema": {"type": "integer", "minimum": 1},
-}
 
 
 def _header_ref(name: str) -> dict[str, str]:
@@ -346,21 +342,18 @@ def _header_ref(name: str) -> dict[str, str]:
 
 def rate_limit_schema_hook(result: dict, generator: Any, request: Any, public: bool) -> dict:
     """drf-spectacular postprocessing hook: document the RateLimit-* headers on every
-    response, and Retry-After on every 429."""
+    response (``Retry-After`` on 429s: config.problems.problem_headers_hook)."""
     components = result.setdefault("components", {}).setdefault("headers", {})
     for name, doc in HEADER_DOCS.items():
         components[name] = {**doc, "required": True}
-    components["Retry-After"] = {**RETRY_AFTER_DOC, "required": True}
     for path_item in result.get("paths", {}).values():
         for operation in path_item.values():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
-            for status, response in operation["responses"].items():
+            for response in operation["responses"].values():
                 if "$ref" in response:
                     continue
                 headers = response.setdefault("headers", {})
                 for name in HEADER_DOCS:
                     headers.setdefault(name, _header_ref(name))
-                if str(status) == "429":
-                    headers.setdefault("Retry-After", _header_ref("Retry-After"))
     return result

@@ -12,7 +12,8 @@ import random
 from functools import lru_cache
 from typing import Any, Iterator
 
-from games.engine import OPTIONS, PRESETS, InvalidOptions, build_rules, make_config, resolve_options
+from games.engine import OPTIONS, PRESETS, InvalidOptions, OptionSpec, build_rules, make_config, resolve_options
+from games.engine.catalog import FAMILY_OPTIONS
 
 #: RULES.md's options that move cards between hands (a 0/7, a hand pass, a swap, the
 #: UNO card; the 112-card deck's Wild Shuffle Hands comes with its preset): those of
@@ -22,6 +23,16 @@ HAND_MOVING = ("seven_zero", "hand_pass_cards", "swap_hands_card", "uno_card")
 
 def presets() -> list[str]:
     return list(PRESETS)
+
+
+def options_of(preset: str) -> dict[str, OptionSpec]:
+    """The options ``preset``'s family has (another family's are refused by name)."""
+    return FAMILY_OPTIONS[PRESETS[preset].family]
+
+
+def is_uno(preset: str) -> bool:
+    """Whether ``preset`` is of the UNO family or its Duo subclass (not Decktet-Uno)."""
+    return PRESETS[preset].family != "decktet"
 
 
 def seat_counts(preset: str, most: int = 4) -> list[int]:
@@ -108,7 +119,7 @@ def single_option_variants(preset: str) -> Iterator[tuple[str, Any]]:
     """(option, value) for every value other than the preset's of every option of the
     catalogue (integers: their bounds only) that ``preset`` takes alone."""
     resolved = resolve_options(preset, {})
-    for name, spec in OPTIONS.items():
+    for name, spec in options_of(preset).items():
         schema = spec.json_schema()
         vals = values(schema)
         if schema.get("type") == "integer":
@@ -122,15 +133,16 @@ def random_options(rng: random.Random, preset: str, k: int = 4, tries: int = 50)
     """A random options dict ``preset`` accepts: up to ``k`` options at random values
     (small integers, so that games stay short), each kept if still accepted."""
     out: dict = {}
-    names = list(OPTIONS)
+    specs = options_of(preset)
+    names = list(specs)
     for _ in range(tries):
         if len(out) >= k:
             break
         name = rng.choice(names)
         if name in out or name in ("target_score", "rounds"):
             continue
-        vals = values(OPTIONS[name].json_schema())
-        if OPTIONS[name].json_schema().get("type") == "integer":
+        vals = values(specs[name].json_schema())
+        if specs[name].json_schema().get("type") == "integer":
             vals = [v for v in vals if v is None or v <= 10] or vals[:1]
         if vals:
             candidate = {**out, name: rng.choice(vals)}

@@ -30,6 +30,7 @@ from tests.games_support import (
     true_state,
 )
 from tests.helpers import assert_json, assert_problem
+from tests.presets_support import options_of
 
 pytestmark = pytest.mark.django_db
 
@@ -59,7 +60,7 @@ def test_create_with_defaults(clients):
     assert g["max_players"] == 4 and g["turn_seconds"] is None and g["round"] == 0
     assert g["seat"] == 0 and g["creator"] == alice.player.username
     assert g["requested_options"] == {}
-    assert g["options"] == {name: spec.default for name, spec in engine.OPTIONS.items()}
+    assert g["options"] == {name: spec.default for name, spec in options_of("standard").items()}
     assert g["players"] == [
         {"seat": 0, "username": alice.player.username, "is_bot": False, "bot_level": None,
          "autopilot": False, "hand_count": 0, "score": 0, "team": None, "status": "active", "deadline": None}
@@ -123,8 +124,8 @@ def test_create_with_invalid_options(clients, options, field):
     assert Game.objects.count() == 0
 
 
-@pytest.mark.parametrize("ruleset", ["nope", "decktet_uno", "STANDARD", ""])
-def test_create_with_an_unknown_or_unsupported_preset(clients, ruleset):
+@pytest.mark.parametrize("ruleset", ["nope", "decktet", "STANDARD", ""])
+def test_create_with_an_unknown_preset(clients, ruleset):
     (alice,) = clients(1)
     r = alice.post(GAMES, {"ruleset": ruleset}, format="json")
     assert r.status_code == 400

@@ -5,11 +5,9 @@ by a real worker."""
 
 from __future__ import annotations
 
-import io
 import random
 
 import pytest
-from django.core.management import call_command
 
 from games import engine
 from games.models import Game, Move
@@ -25,6 +23,7 @@ from .games_support import (  # noqa: F401 (fixture)
     refused,
     start_against_every_bot_level,
     start_table,
+    verified,
 )
 
 OPTIONS = {"deflect_cards": True, "stacking": "same", "rounds": 1}
@@ -33,13 +32,6 @@ OPTIONS = {"deflect_cards": True, "stacking": "same", "rounds": 1}
 def renvoi_ids(gid: int) -> set[int]:
     deck = engine.build_rules(engine.State.from_dict(Game.objects.get(pk=gid).state).config).deck
     return {c.id for c in deck.cards if c.rank == "deflect"}
-
-
-def verified(gid: int) -> str:
-    """``manage.py verify_game``'s line for the game: its log replays to what is stored."""
-    out = io.StringIO()
-    call_command("verify_game", str(gid), stdout=out)
-    return out.getvalue()
 
 
 def answered_by_bots(gid: int) -> dict[str, int]:

@@ -9,12 +9,10 @@ tests/engine/test_duo.py.
 
 from __future__ import annotations
 
-import io
 import json
 import random
 
 import pytest
-from django.core.management import call_command
 
 from games import engine
 from games.models import Game, Move
@@ -28,15 +26,10 @@ from .games_support import (  # noqa: F401 (fixture)
     play_seat_zero_to_the_end,
     refused,
     start_table,
+    verified,
 )
 
 GAMES = "/api/v1/games"
-
-
-def verified(gid: int) -> str:
-    out = io.StringIO()
-    call_command("verify_game", str(gid), stdout=out, stderr=out)
-    return out.getvalue()
 
 
 def state_of(gid: int) -> engine.State:

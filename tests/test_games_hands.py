@@ -8,11 +8,9 @@ games between a person and bots of every level played to the end by a real worke
 
 from __future__ import annotations
 
-import io
 import random
 
 import pytest
-from django.core.management import call_command
 
 from games import engine
 from games.models import Game, Move
@@ -29,6 +27,7 @@ from .games_support import (  # noqa: F401
     start_against_every_bot_level,
     start_table,
     true_state,
+    verified,
     walk,
 )
 from .helpers import assert_problem
@@ -36,12 +35,6 @@ from .helpers import assert_problem
 HAND_MOVES = ("hands_shuffled", "hands_swapped", "hands_rotated")
 MOVERS = {"wild_shuffle_hands", "wild_swap_hands", "hand_pass", "uno"}
 EVERY_OPTION = {"swap_hands_card": True, "hand_pass_cards": True, "uno_card": True, "seven_zero": True}
-
-
-def verified(gid: int) -> str:
-    out = io.StringIO()
-    call_command("verify_game", str(gid), stdout=out)
-    return out.getvalue()
 
 
 def ranks(gid: int) -> tuple[str, ...]:

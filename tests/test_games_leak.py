@@ -12,10 +12,14 @@ a hand shown to it by a challenge).  The truth comes from the Game row's state.
 Card ids are small integers and restart with every round, so the check is
 structural (never a substring search) and each reference is judged in the round it
 belongs to (events after a ``round_started`` belong to the new round).
+
+Nor may the game's seed, which every shuffle derives from, be shown anywhere (as a
+field or inside any text) while the game runs: only its ``shuffle_commitment``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import re
@@ -26,6 +30,7 @@ import pytest
 from games import engine
 from games.models import Game, GameStatus, Move
 from tests.games_support import (
+    all_moves,
     by_seat,
     clients,  # noqa: F401 (fixture)
     fix_seeds,
@@ -97,6 +102,7 @@ class Truth:
         for seat, hand in enumerate(s.hands):
             if seat != viewer:
                 secret |= set(hand)
+        secret |= {card for seat, card in s.aside if seat != viewer}  # Decktet-Uno's face-down card
         return secret - self.known[viewer]
 
     # -- checks ----------------------------------------------------------------------
@@ -118,11 +124,20 @@ class Truth:
             assert g["seat"] == viewer
             assert [c["id"] for c in g["hand"]] == s.hands[viewer]
             assert g["legal_actions"] == engine.legal_actions(s, viewer)
-        if self.game.status == GameStatus.ACTIVE:
-            assert "seed" not in g
+        assert g["shuffle_commitment"] == engine.shuffle_commitment(self.game.seed)
+        self.check_no_seed(g, what)
         self.check_refs(viewer, ((s.round, c, g) for c in card_refs(g)), what)
 
+    def check_no_seed(self, value: Any, what: str) -> None:
+        """While the game runs, its seed (which every shuffle derives from) is nowhere in
+        ``value``: a response, its events, the text of a log record."""
+        if self.game.status == GameStatus.ACTIVE:
+            text = value if isinstance(value, str) else json.dumps(value, default=str)
+            assert "seed" not in (value if isinstance(value, dict) else {}), f"{what}: a seed field is shown"
+            assert self.game.seed not in text, f"{what}: the running game's seed is shown"
+
     def check_events(self, viewer, events: list[dict], round_no: int, what: str) -> None:
+        self.check_no_seed(events, what)
         if self.game.status == GameStatus.ACTIVE:
             for e in events:
                 assert "to" not in e, f"{what}: raw audience shown: {e}"
@@ -135,6 +150,7 @@ class Truth:
     def check_moves(self, viewer, moves: list[dict]) -> None:
         for m in moves:
             what = f"move {m['seq']}"
+            self.check_no_seed(m, what)
             self.check_refs(viewer, ((m["round"], c, m["action"]) for c in card_refs(m["action"])), what)
             self.check_events(viewer, m["events"], m["round"], what)
 
@@ -146,22 +162,14 @@ class Truth:
         raise AssertionError("no round_started event for the current round")
 
 
-def all_moves(client, gid: int, after: int = 0) -> list[dict]:
-    page = assert_json(client.get(game_url(gid, "moves") + f"?after={after}&limit=500"), 200)
-    moves = page["results"]
-    while page["next"]:
-        page = assert_json(client.get(page["next"]), 200)
-        moves += page["results"]
-    return moves
-
-
 LOG_CARD = re.compile(r"""['"](rank|draw_pile|hands|discard|cards)['"]""")
 
 
-def check_logs(records: list[logging.LogRecord]) -> None:
+def check_logs(records: list[logging.LogRecord], truth: Truth) -> None:
     for record in records:
         message = record.getMessage()
         assert not LOG_CARD.search(message), f"a log line shows cards: {message}"
+        truth.check_no_seed(f"{message} {record.__dict__!r}", "a log record")
         for value in (record.args, getattr(record, "data", None), getattr(record, "state", None)):
             if value is not None:
                 assert not list(card_refs(value if isinstance(value, (dict, list)) else list(value))), (
@@ -177,7 +185,7 @@ def pick_action(truth: Truth, rng: random.Random) -> tuple[int, dict]:
     for seat in range(s.seats):
         for a in engine.legal_actions(s, seat):
             weight = 1
-            if a["type"] in ("play", "choose_color"):
+            if a["type"] in ("play", "choose_color", "play_face_down"):
                 weight = 30
             if seat != s.actor() and a["type"] == "play":
                 weight = 8  # a jump-in: take the chance often
@@ -201,6 +209,9 @@ GAMES = [
     pytest.param(4, "standard", {"teams": True, "rounds": 1, "seven_zero": True}, 5, id="4p-teams-7-0"),
     pytest.param(3, "standard", {"scoring": "elimination", "target_score": 40, "seven_zero": True}, 6,
                  id="3p-elimination-7-0"),
+    # cards set aside face down (their plays name the card), a second deck
+    pytest.param(3, "decktet_uno", {"face_down": True}, 7, id="3p-decktet-face-down"),
+    pytest.param(4, "decktet_uno", {"face_down": True, "decks": 2}, 8, id="4p-decktet-face-down-2-decks"),
 ]
 
 
@@ -244,7 +255,7 @@ def test_no_hidden_card_is_ever_shown(clients, caplog, monkeypatch, n, ruleset, 
     viewers = {**seats, None: spectator}
     truth = Truth(gid, n)
     seen_private = {v: 0 for v in seats}
-    steps = swaps = jumps = 0
+    steps = swaps = jumps = face_downs = 0
     while truth.game.status == GameStatus.ACTIVE:
         steps += 1
         assert steps < 3000, "the game did not finish"
@@ -266,6 +277,7 @@ def test_no_hidden_card_is_ever_shown(clients, caplog, monkeypatch, n, ruleset, 
                 before = truth.game.version
                 r = seats[v].post(game_url(gid, "actions"), {"type": "play", "card": card}, format="json")
                 problem = assert_problem(r, 400, "not_your_card")
+                truth.check_no_seed(problem, "a refusal")
                 assert not list(card_refs(problem)) and set(problem) == {"type", "title", "status", "detail", "code",
                                                                          "fields"}
                 assert Game.objects.get(pk=gid).version == before
@@ -276,6 +288,7 @@ def test_no_hidden_card_is_ever_shown(clients, caplog, monkeypatch, n, ruleset, 
         offender_hand = list(pre.hands[pre.pending["by"]]) if challenge else None
         if action["type"] == "play" and seat != pre.actor():
             jumps += 1
+        face_downs += action["type"] == "play_face_down"
         r = seats[seat].post(game_url(gid, "actions"), {**action, "expected_version": truth.game.version},
                              format="json")
         body = assert_json(r, 200)
@@ -285,7 +298,7 @@ def test_no_hidden_card_is_ever_shown(clients, caplog, monkeypatch, n, ruleset, 
             swaps += 1
         truth.check_game_view(seat, body["game"], "action response")
         truth.check_events(seat, body["events"], round_before, "action response events")
-        check_logs(caplog.records)
+        check_logs(caplog.records, truth)
         caplog.clear()
 
     # once finished, everything is revealed: every event, with its audience
@@ -293,17 +306,22 @@ def test_no_hidden_card_is_ever_shown(clients, caplog, monkeypatch, n, ruleset, 
     for v, client in viewers.items():
         g = assert_json(client.get(game_url(gid)), 200)
         assert g["seed"] == truth.game.seed and g["legal_actions"] == []
+        assert g["shuffle_commitment"] == engine.shuffle_commitment(g["seed"])
         assert sum(len(m["events"]) for m in all_moves(client, gid)) == stored
     assert all(seen_private.values())
     if options.get("seven_zero"):
         assert swaps, "no hand changed owners: pick another seed"
     if options.get("jump_in"):
         assert jumps, "nobody jumped in: pick another seed"
+    if options.get("face_down"):
+        assert face_downs, "no card was played face down: pick another seed"
 
 
-@pytest.mark.parametrize("leak", ["audience_ignored", "audience_dropped", "disguised", "other_hand"])
+@pytest.mark.parametrize("leak", ["audience_ignored", "audience_dropped", "disguised", "other_hand", "seed_in_view",
+                                  "seed_in_event"])
 def test_the_checks_catch_a_leak(clients, monkeypatch, leak):
-    """The checker itself: a server that shows private events or another hand fails it."""
+    """The checker itself: a server that shows private events, another hand or the seed
+    of a running game fails it."""
     players = clients(3)
     gid = start_table(players, options={"rounds": 1})
     seats = by_seat(gid, players)
@@ -317,11 +335,19 @@ def test_the_checks_catch_a_leak(clients, monkeypatch, leak):
     elif leak == "disguised":  # only the card ids give it away
         monkeypatch.setattr(engine, "visible_events", lambda events, seat, reveal_all=False: [
             {**{k: v for k, v in e.items() if k != "to"}, "type": "note"} for e in events])
+    elif leak == "seed_in_view":
+        real_deck_of = engine.deck_of
+        monkeypatch.setattr(engine, "deck_of", lambda state: {**real_deck_of(state), "name": state.config.seed})
+    elif leak == "seed_in_event":
+        seed = truth.game.seed
+        monkeypatch.setattr(engine, "visible_events", lambda events, seat, reveal_all=False: [
+            {"type": "note", "text": f"shuffled with {seed}:0"}])
     else:
         real_view = engine.view
         monkeypatch.setattr(engine, "view", lambda state, seat=None: real_view(
             state, None if seat is None else (seat + 1) % state.seats) | {"seat": seat})
-    expected = {"other_hand": "assert", "disguised": "is hidden from it"}.get(leak, "private event")
+    expected = {"other_hand": "assert", "disguised": "is hidden from it", "seed_in_view": "seed is shown",
+                "seed_in_event": "seed is shown"}.get(leak, "private event")
     with pytest.raises(AssertionError, match=expected):
         truth.check_game_view(viewer, assert_json(seats[viewer].get(game_url(gid)), 200))
         truth.check_moves(viewer, all_moves(seats[viewer], gid))

@@ -156,3 +156,46 @@ def test_a_move_skips_after_move_only_when_it_has_nothing_to_do(clients, django_
         with django_capture_on_commit_callbacks() as callbacks:
             services.act(game_id=gid, player=seats[current].player, action=action, expected_version=version)
         assert len(callbacks) == registered
+
+
+ON_POSTGRES = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL only")
+
+
+def prepared_statements() -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return {statement for (statement,) in cursor.fetchall()}
+
+
+@ON_POSTGRES
+def test_the_move_paths_own_statements_are_prepared_and_logged_with_their_values(clients, settings):
+    """Run DB_PREPARE_THRESHOLD times on a connection, the move path's own SQL stays
+    prepared there (PostgreSQL no longer plans it); the query log shows each statement
+    with its values, prepared or not; Django's own statements are never prepared."""
+    threshold = settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"]
+    if threshold is None:
+        pytest.skip("DB_PREPARE_THRESHOLD=0: nothing is prepared")
+    gid, seats = duel(clients)
+    for _ in range(threshold + 1):
+        with CaptureQueriesContext(connection) as captured:
+            assert seats[0].get(game_url(gid)).status_code == 200
+        (read,) = game_statements(captured)
+        assert read.endswith(f"WHERE g.id = {gid} ORDER BY s.seat"), read
+    prepared = prepared_statements()
+    assert any('FROM "games_game" g LEFT JOIN "games_seat" s' in s and "g.id = $1" in s for s in prepared), prepared
+    assert not any("players_apitoken" in s for s in prepared)  # authentication's (the ORM's)
+
+
+@ON_POSTGRES
+def test_a_game_rows_state_is_compressed_with_lz4(clients):
+    """Migration 0006: a move rewrites the game row's state (longer than PostgreSQL's
+    toast threshold) compressed with lz4, where the server has it."""
+    gid, seats = duel(clients)
+    client = seats[Game.objects.get(pk=gid).current_seat]
+    assert client.post(game_url(gid, "actions"), legal_move(client, gid), format="json").status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'")
+        if "lz4" not in cursor.fetchone()[0]:
+            pytest.skip("this PostgreSQL was built without lz4")
+        cursor.execute('SELECT pg_column_compression("state") FROM "games_game" WHERE "id" = %s', [gid])
+        assert cursor.fetchone() == ("lz4",)

@@ -9,12 +9,10 @@ tests/engine/test_wilds.py.
 
 from __future__ import annotations
 
-import io
 import random
 from typing import Callable
 
 import pytest
-from django.core.management import call_command
 
 from games import engine, services
 from games.models import Game, Move
@@ -29,6 +27,7 @@ from .games_support import (  # noqa: F401 (fixture)
     refused,
     start_against_every_bot_level,
     start_table,
+    verified,
 )
 
 GAMES = "/api/v1/games"
@@ -49,12 +48,6 @@ def deal_with(monkeypatch, seed: int) -> None:
 
 def ranks(state: engine.State) -> tuple:
     return engine.build_rules(state.config).deck.rank
-
-
-def verified(gid: int) -> str:
-    out = io.StringIO()
-    call_command("verify_game", str(gid), stdout=out, stderr=out)
-    return out.getvalue()
 
 
 def off_colour_replay(state: engine.State, seat: int) -> int | None:

@@ -6,11 +6,9 @@ bots of every level played to the end by a real worker, then ``verify_game``."""
 
 from __future__ import annotations
 
-import io
 import random
 
 import pytest
-from django.core.management import call_command
 
 from games import engine
 from games.models import Move
@@ -27,16 +25,11 @@ from .games_support import (  # noqa: F401
     start_against_every_bot_level,
     start_table,
     true_state,
+    verified,
 )
 
 CARDS = {"downpour_cards": True, "targeted_draw_cards": True}
 TARGETED = ("targeted_draw_two", "targeted_wild_draw_four")
-
-
-def verified(gid: int) -> str:
-    out = io.StringIO()
-    call_command("verify_game", str(gid), stdout=out)
-    return out.getvalue()
 
 
 def deck_of(gid: int):

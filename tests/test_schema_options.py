@@ -1,11 +1,13 @@
 """The OpenAPI schema types the rule options: one property per option of the engine's
-catalogue (``OptionSpec.json_schema``, derived from its validator), with its default
-and doc, and nothing else; the create request's ``options`` and a game's ``options``
-and ``requested_options`` are that object.  The schema and the engine agree on every
-value: what one admits the other does, what one refuses the other does."""
+catalogue (``OptionSpec.json_schema``, derived from its validator), with its doc and
+default (said in the description: no ``default`` keyword), and nothing else; the create
+request's ``options`` and a game's ``options`` and ``requested_options`` are that object.
+The schema and the engine agree on every value: what one admits the other does, what
+one refuses the other does."""
 
 from __future__ import annotations
 
+import json
 import random
 from functools import lru_cache
 
@@ -14,8 +16,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 
 from games import engine
-from games.engine import catalog
-from tests.presets_support import accepted, presets, random_options, values
+from tests.presets_support import accepted, options_of, presets, random_options, values
 from tests.test_schema_actions import json_schema
 
 
@@ -39,15 +40,13 @@ def test_every_option_of_the_catalogue_is_a_typed_property():
     assert list(options["properties"]) == list(engine.OPTIONS)
     for name, spec in engine.OPTIONS.items():
         prop = options["properties"][name]
-        assert prop["default"] == spec.default, name
+        # the default is said, not a ``default`` keyword (a generated client would send it)
+        assert "default" not in prop and f"(default: {json.dumps(spec.default)}, " in prop["description"], name
         assert prop["description"].startswith(spec.doc), name
         # typed: a validator without a schema of its own would give an untyped property
         assert prop.get("type") in ("string", "integer", "boolean", "number") or "enum" in prop, (name, prop)
         assert values(prop), f"{name}: no value admitted by {prop}"
         options_validator().validate({name: spec.default})
-    for name in catalog.PLANNED_OPTIONS - set(engine.OPTIONS):  # (one may be both while it lands)
-        assert name not in options["properties"]
-        assert not options_validator().is_valid({name: True})
 
 
 def test_the_request_and_the_game_view_use_the_typed_options():
@@ -64,7 +63,7 @@ def test_every_preset_resolved_options_validate(preset):
     check = options_validator()
     resolved = engine.resolve_options(preset, {})
     check.validate(resolved)
-    assert set(resolved) == set(engine.OPTIONS)
+    assert set(resolved) == set(options_of(preset))  # its family's options, all of them
     rng = random.Random(preset)
     for _ in range(200):  # and whatever the engine accepts on top of it, given and resolved
         given = random_options(rng, preset)
@@ -102,12 +101,17 @@ def without_combination_checks(monkeypatch):
 def test_the_schema_and_the_engine_agree_on_every_value(preset, without_combination_checks):
     check = options_validator()
     props = openapi()["components"]["schemas"]["Options"]["properties"]
-    for name, spec in engine.OPTIONS.items():
+    for name in engine.OPTIONS:
         prop = props[name]
         for v in values(prop):
             assert check.is_valid({name: v}), (name, v)
-            engine.resolve_options(preset, {name: v})  # accepted
-        for v in [*_outside(prop), *spec.planned]:
+            if name in options_of(preset):
+                engine.resolve_options(preset, {name: v})  # accepted
+            else:  # another family's option: refused by name whatever its value
+                with pytest.raises(engine.InvalidOptions, match="not one of") as other:
+                    engine.resolve_options(preset, {name: v})
+                assert other.value.option == name
+        for v in _outside(prop):
             assert not check.is_valid({name: v}), (name, v)
             with pytest.raises(engine.InvalidOptions) as refused:
                 engine.resolve_options(preset, {name: v})
@@ -115,16 +119,6 @@ def test_the_schema_and_the_engine_agree_on_every_value(preset, without_combinat
     # an option nobody declared is refused by both
     assert not check.is_valid({"no_such_option": True})
     assert not accepted(preset, {"no_such_option": True})
-
-
-def test_a_planned_value_is_documented_not_admitted():
-    planned = [(name, v) for name, spec in engine.OPTIONS.items() for v in spec.planned]
-    if not planned:
-        pytest.skip("no option has a planned value any more")
-    props = openapi()["components"]["schemas"]["Options"]["properties"]
-    for name, v in planned:
-        assert v not in props[name].get("enum", []), (name, v)
-        assert "not supported yet" in props[name]["description"]
 
 
 def test_a_combination_the_engine_refuses_is_still_well_typed():

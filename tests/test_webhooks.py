@@ -12,6 +12,8 @@ import time
 
 import pytest
 
+from games.models import Game
+
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
 from .loopback_http import LoopbackServer
 
@@ -112,6 +114,9 @@ def test_h_game_started_and_your_turn_arrive_signed(worker, make_player, hooks):
     assert turn["json"]["version"] == g["version"]
     assert len(hooks.received(paths[first], "your_turn")) == 1  # the drawer was not told again
     assert len({r["headers"]["X-Uno-Delivery"] for r in hooks.requests}) == len(hooks.requests)
+    # the running game's seed is in no notification (its shuffles derive from it)
+    seed = Game.objects.get(pk=gid).seed.encode()
+    assert not any(seed in r["body"] or seed in repr(r["headers"]).encode() for r in hooks.requests)
 
 
 def test_h_a_failing_endpoint_is_retried_and_a_refusing_one_is_not(worker, make_player, hooks, settings):
@@ -209,3 +214,35 @@ def test_h_an_out_of_turn_catch_is_not_a_new_turn(worker, make_player, hooks):
     assert Game.objects.get(pk=game.pk).current_seat == 0
     # still the same turn of hugo's: no new your_turn (those of version 1 were queued at the start)
     assert not [r for r in hooks.received("/hugo", "your_turn") if r["json"]["version"] > 5]
+
+
+def test_h_a_decktet_uno_game_notifies_each_turn_and_the_end(worker, make_player, hooks):
+    """Decktet-Uno (another family of game) through the same notifications: a
+    ``your_turn`` for each of the person's turns (decision ``turn``), ``game_finished``
+    with the winner."""
+    worker.start()
+    _, token = make_player("dora")
+    dora = client_for(token)
+    secret = register(dora, hooks.url + "/dora")
+    gid = dora.post("/api/v1/games", {"ruleset": "decktet_uno", "bots": [{"level": "normal"}],
+                                      "turn_seconds": 3600}, format="json").json()["id"]
+    dora.post(f"/api/v1/games/{gid}/start")
+    played = []
+    for _ in range(60):
+        g = wait_for(lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == 0 else None)(
+            dora.get(f"/api/v1/games/{gid}").json()), timeout=15, interval=0.05)
+        if g["status"] == "finished":
+            break
+        turn = wait_for(lambda: [t for t in hooks.received("/dora", "your_turn")
+                                 if t["json"]["version"] == g["version"]], timeout=10, interval=0.05)
+        assert turn[0]["json"]["decision"] == "turn" and turn[0]["json"]["seat"] == 0
+        assert_signed(turn[0], secret)
+        r = dora.post(f"/api/v1/games/{gid}/actions", {**g["legal_actions"][0], "expected_version": g["version"]},
+                      format="json")
+        assert r.status_code == 200, r.content
+        played.append(g["version"])
+    (finished,) = wait_for(lambda: hooks.received("/dora", "game_finished"), timeout=15, interval=0.1)
+    g = dora.get(f"/api/v1/games/{gid}").json()
+    assert g["status"] == "finished" and finished["json"]["winner_seat"] == g["winner"]["seat"]
+    assert len(played) in (21, 22)  # 43 plays between two seats
+    assert sorted(t["json"]["version"] for t in hooks.received("/dora", "your_turn")) == played

@@ -48,6 +48,8 @@ from games.engine import (
     COLORS, GAME_OVER, Action, State, build_rules, deadline_seconds, legal_moves, observe, owed, push,
 )
 
+from . import decktet
+
 LEVELS = ("random", "easy", "normal", "hard")
 HARD_BUDGET_MS = 60.0
 HARD_MAX_ROLLOUTS = 20_000  # a bound for very large budgets; the time budget is what stops a search
@@ -532,6 +534,13 @@ def choose(level: str, state: State, seat: int, legal: list[dict], rng: random.R
     observation ``state``; None: nothing out of turn.  ``sampler`` (``hard`` only;
     default :func:`observe`) deals the hidden cards of each of its samples."""
     moves = [as_action(a) for a in legal]
+    if build_rules(state.config).family.name == "decktet" and level in LEVELS:  # a family of its own: its levels
+        if level == "hard":
+            pick, worlds = decktet.hard(state, seat, moves, rng, HARD_BUDGET_MS if budget_ms is None else budget_ms)
+            LAST_SEARCH.update(samples=worlds, candidates=len(moves), simulations=worlds * len(moves))
+        else:
+            pick = decktet.POLICIES[level](state, seat, moves, rng)
+        return pick.to_json()
     if level == "hard":
         pick = _hard(state, seat, moves, rng, budget_ms, sampler)
     elif level in POLICIES:

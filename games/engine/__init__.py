@@ -1,4 +1,4 @@
-"""A pure-Python UNO rules engine (no Django).
+"""A pure-Python rules engine for UNO and its variants and for Decktet-Uno (no Django).
 
     state = new_game("standard", {"stacking": "same"}, seats=2, seed=42)
     seat = state.actor()
@@ -21,8 +21,10 @@ ids, memoised playability and move tables, tuples as moves).
 from .actions import ACTION_FIELDS, ACTION_TYPES, SYSTEM_ACTIONS, Action, ActionType, action_key, json_schemas
 from .cards import COLORS, Card, Deck, get_deck
 from .catalog import FAMILIES, OPTIONS, PRESETS, build_rules, make_config, resolve_options
+from .decktet.cards import SUITS
+from .decktet.family import POINTS as DECKTET_POINTS
 from .rules import DECISIONS, Decision, Family, Module, Rules, StoredWindow, Window
-from .config import Config, OptionSpec, Preset
+from .config import Config, OptionSpec, Preset, shuffle_commitment
 from .events import EVENT_TYPES, EventType
 from .errors import (
     EngineError,
@@ -43,6 +45,7 @@ from .game import (
     legal_moves,
     new_game,
     owed,
+    public_event,
     public_pending,
     push,
     replay,
@@ -55,9 +58,9 @@ from .state import ACTIVE, FINISHED, GAME_OVER, PLAY, ROUND_OVER, SETUP, State
 __all__ = [
     "ACTION_FIELDS", "ACTION_TYPES", "ACTIVE", "COLORS", "DECISIONS", "FAMILIES", "FINISHED", "GAME_OVER",
     "OPTIONS", "PLAY", "PRESETS", "ROUND_OVER", "SETUP", "SYSTEM_ACTIONS", "Action", "ActionType", "Card",
-    "Config", "Deck", "Decision", "EVENT_TYPES", "EventType", "Family", "Module", "Rules", "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions",
-    "NotYourCard", "NotYourTurn", "OptionSpec", "Preset", "State", "StoredWindow", "UnknownCard", "Window", "action_key",
+    "Config", "DECKTET_POINTS", "Deck", "Decision", "EVENT_TYPES", "EventType", "Family", "Module", "Rules", "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions",
+    "NotYourCard", "NotYourTurn", "OptionSpec", "Preset", "SUITS", "State", "StoredWindow", "UnknownCard", "Window", "action_key",
     "apply", "build_rules", "deadline_seconds", "deck_of", "window_instance", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
-    "new_game", "observe", "owed", "public_pending", "push", "redeal_hidden", "replay", "resolve_options",
-    "view", "visible_events",
+    "new_game", "observe", "owed", "public_event", "public_pending", "push", "redeal_hidden", "replay", "resolve_options",
+    "shuffle_commitment", "view", "visible_events",
 ]

@@ -1,9 +1,9 @@
 """The catalogue: every family, rule module, option and preset the engine plays, and
 building a game's config and rules from them.
 
-Options are declared by their modules (``Module.options``); a preset is configuration
-of a family.  Names RULES.md gives that nothing plays yet are refused with "not
-supported yet" rather than silently ignored.
+Options are declared by their modules (``Module.options``), so each family has its own
+(a game's resolved options are its family's; another family's option is refused by
+name); a preset is configuration of a family.
 """
 
 from __future__ import annotations
@@ -13,18 +13,22 @@ from typing import Any, Mapping
 
 from .cards import build_deck
 from .config import OPTION_DEFAULTS, Config, OptionSpec, Preset
+from .decktet.family import DecktetFamily
 from .errors import InvalidOptions
 from .rules import Family, Rules
 from .uno.duo import DuoFamily
 from .uno.family import UnoFamily
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (UnoFamily(), DuoFamily())}
+FAMILIES: dict[str, Family] = {f.name: f for f in (UnoFamily(), DuoFamily(), DecktetFamily())}
 
-#: every option, in the order the families' modules declare them
-OPTIONS: dict[str, OptionSpec] = {
-    spec.name: spec for family in FAMILIES.values() for module in family.modules for spec in module.options
+#: each family's options, in the order its modules declare them (a game's resolved
+#: options are its family's)
+FAMILY_OPTIONS: dict[str, dict[str, OptionSpec]] = {
+    name: {spec.name: spec for module in family.modules for spec in module.options}
+    for name, family in FAMILIES.items()
 }
-OPTION_DEFAULTS.update((name, spec.default) for name, spec in OPTIONS.items())
+#: every option of every family (the API schema's ``Options``)
+OPTIONS: dict[str, OptionSpec] = {name: spec for specs in FAMILY_OPTIONS.values() for name, spec in specs.items()}
 
 PRESETS: dict[str, Preset] = {
     p.name: p
@@ -37,45 +41,40 @@ PRESETS: dict[str, Preset] = {
         Preset("play_uno_com", "uno", "play_uno_com_112", 2, 10,  # seed 002: uno/play_uno_com.py, uno/replay.py
                {"replay_cards": True, "wild_draw_four": "free", "first_wild_draw_four": "name_color",
                 "dealer": "random"}),
+        Preset("decktet_uno", "decktet", "decktet_44", 2, 4),  # seed 000: decktet/family.py
     ]
 }
-
-#: Named in RULES.md, not played yet: refused with "not supported yet".
-PLANNED_OPTIONS = frozenset(
-    {
-        "face_down", "decks",
-    }
-)
-PLANNED_PRESETS = frozenset({"decktet_uno"})
+#: each preset's option defaults (``Config.from_dict``: an option added since a game was
+#: stored takes its default)
+OPTION_DEFAULTS.update(
+    (p.name, {name: spec.default for name, spec in FAMILY_OPTIONS[p.family].items()}) for p in PRESETS.values())
 
 
 def resolve_options(preset: Any, options: Any) -> dict[str, Any]:
     """Validate ``options`` on top of ``preset`` and return the complete option dict
     (raises InvalidOptions naming the option)."""
     if not isinstance(preset, str) or preset not in PRESETS:
-        if isinstance(preset, str) and preset in PLANNED_PRESETS:
-            raise InvalidOptions("ruleset", f"preset {preset!r} is not supported yet")
         raise InvalidOptions("ruleset", f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
     if options is None:
         options = {}
     if not isinstance(options, Mapping):
         raise InvalidOptions("options", "must be an object")
     p = PRESETS[preset]
-    resolved = {name: spec.default for name, spec in OPTIONS.items()}
+    specs = FAMILY_OPTIONS[p.family]
+    resolved = {name: spec.default for name, spec in specs.items()}
     resolved.update(p.options)
     for name, value in options.items():
-        spec = OPTIONS.get(name)
+        spec = specs.get(name)
         if spec is None:
-            if name in PLANNED_OPTIONS:
-                raise InvalidOptions(name, "this option is not supported yet")
+            if name in OPTIONS:
+                title = FAMILIES[p.family].title
+                raise InvalidOptions(name, f"this option is not one of {preset}'s ({title} options only)")
             raise InvalidOptions(name, "unknown option")
-        if value in spec.planned:
-            raise InvalidOptions(name, f"the value {value!r} is not supported yet")
         try:
             resolved[name] = spec.check(value)
         except ValueError as exc:
             raise InvalidOptions(name, str(exc)) from None
-    if resolved["rounds"] is not None and "target_score" in options:
+    if resolved.get("rounds") is not None and "target_score" in options:
         raise InvalidOptions("rounds", "set either rounds or target_score, not both")
     for module in FAMILIES[p.family].modules:
         module.validate(resolved, options)

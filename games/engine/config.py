@@ -8,6 +8,7 @@ option and preset is :mod:`games.engine.catalog`.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -63,24 +64,13 @@ class OptionSpec:
     default: Any
     check: Callable[[Any], Any]
     doc: str
-    #: values RULES.md names that no module plays yet (refused with "not supported yet")
-    planned: tuple = ()
 
     def json_schema(self) -> dict:
         """The JSON schema (OpenAPI 3.0) of this option's values, derived from its
         validator (``choice``, ``integer``, ``boolean`` carry theirs: a validator
-        without one gives ``{}``, which tests/test_schema_options.py refuses), less the
-        planned values, with the default and the doc (games/schema.py's ``Options``)."""
-        out = dict(getattr(self.check, "json_schema", {}))
-        doc = self.doc
-        if "enum" in out and self.planned:
-            out["enum"] = [v for v in out["enum"] if v not in self.planned]
-            doc += " (not supported yet: " + ", ".join(map(_json_text, self.planned)) + ")"
-        return {**out, "default": self.default, "description": doc}
-
-
-def _json_text(value: Any) -> str:
-    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        without one gives ``{}``, which tests/test_schema_options.py refuses), with the
+        default and the doc (games/schema.py's ``Options``)."""
+        return {**getattr(self.check, "json_schema", {}), "default": self.default, "description": self.doc}
 
 
 @dataclass(frozen=True)
@@ -96,18 +86,19 @@ class Preset:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
-#: every option's default, in declaration order (filled by the catalogue): an option
-#: added since a game was stored takes its default, the game as it was played, when the
-#: game is loaded (``Config.from_dict``)
-OPTION_DEFAULTS: dict[str, Any] = {}
+#: per preset, its family's options' defaults, in declaration order (filled by the
+#: catalogue): an option added since a game was stored takes its default, the game as
+#: it was played, when the game is loaded (``Config.from_dict``)
+OPTION_DEFAULTS: dict[str, dict[str, Any]] = {}
 
 
-def with_defaults(options: Mapping[str, Any]) -> dict[str, Any]:
-    """``options`` completed with the defaults of the options it lacks, in declaration
-    order (the order ``catalog.resolve_options`` gives a new game's)."""
-    if options.keys() == OPTION_DEFAULTS.keys():
+def with_defaults(preset: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` completed with the defaults of ``preset``'s options it lacks, in
+    declaration order (the order ``catalog.resolve_options`` gives a new game's)."""
+    defaults = OPTION_DEFAULTS.get(preset, {})
+    if options.keys() == defaults.keys():
         return dict(options)
-    out = {name: options[name] if name in options else default for name, default in OPTION_DEFAULTS.items()}
+    out = {name: options[name] if name in options else default for name, default in defaults.items()}
     out.update((k, v) for k, v in options.items() if k not in out)
     return out
 
@@ -130,8 +121,15 @@ class Config:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Config":
-        return cls(d["preset"], d["seats"], d["seed"], with_defaults(d["options"]))
+        return cls(d["preset"], d["seats"], d["seed"], with_defaults(d["preset"], d["options"]))
 
     def reseeded(self, seed: str) -> "Config":
         """The same game with another seed (a different future; shares the rules)."""
         return Config(self.preset, self.seats, seed, self.options, self._rules)
+
+
+def shuffle_commitment(seed: str) -> str:
+    """What a game commits to before its first shuffle: the lowercase hex SHA-256 of the
+    UTF-8 bytes of its ``seed`` (shown while it runs, the seed itself once it is over:
+    ``games.engine.verify`` checks one against the other)."""
+    return hashlib.sha256(seed.encode("utf-8")).hexdigest()

@@ -3,7 +3,7 @@
 An event is a plain dict ``{"type": <name>, ...fields}`` that ``apply`` returns and the
 server records with each move (``Move.events``).  A private event also carries
 ``"to": [seats]``: until the game is over only those seats are shown it, and the API
-shows its audience as ``private_to`` (games.selectors.strip_audience).
+shows its audience as ``private_to`` (:func:`games.engine.game.public_event`).
 
 Each event type is declared once as an :class:`EventType` (its fields' JSON schemas,
 which of them may be absent, whether it is private, a doc) with :func:`register`;
@@ -129,7 +129,8 @@ for _kind in (
     }, "a round ended: its scoring"),
     EventType("game_ended", {"winner": seat("who won the game (teams: a seat of the winning team)"),
                              "scores": {**POINTS, "description": "final totals"},
-                             "winners": {**SEATS, "description": "every seat that won (games with teams only)"}},
+                             "winners": {**SEATS, "description": "every seat that won (games with teams, and "
+                                                              "Decktet-Uno: equal top scores share the win)"}},
               "the game is over", optional=("winners",)),
     # piles (uno/piles.py)
     EventType("reshuffled", {"count": {**COUNT, "description": "cards in the new draw pile"}},
@@ -147,8 +148,10 @@ for _kind in (
     EventType("play", {"seat": seat("who played"), "card": CARD,
                        "color": {**COLOR, "enum": [*COLORS, None], "nullable": True,
                                  "description": "the colour in force after it (null: a colourless card)"},
-                       "target_seat": seat("the seat the card names (a 7 with seven_zero...)")},
-              "a card played (in turn, jumped in, cut in, or answering a penalty)", optional=("target_seat",)),
+                       "target_seat": seat("the seat the card names (a 7 with seven_zero...)"),
+                       "points": {"type": "integer", "description": "Decktet-Uno: what the play scored"}},
+              "a card played (in turn, jumped in, cut in, or answering a penalty); UNO games give its `color`, "
+              "Decktet-Uno its `points`", optional=("color", "target_seat", "points")),
     EventType("uno", {"seat": seat("who called")}, "a seat called UNO"),
     EventType("uno_caught", {"seat": seat("who caught"), "target_seat": seat("who was caught")},
               "a seat that had not called UNO was caught: it draws uno_penalty cards"),

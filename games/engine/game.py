@@ -218,8 +218,9 @@ def view(state: State, seat: Any = None) -> dict:
         ],
         "winner": state.winner,
     }
-    if rules.several_winners:  # a team game: every seat of the winning team
+    if rules.several_winners:  # a team game: every seat of the winning team; a shared win
         v["winners"] = list(state.winners)
+    v.update(family.table_view(state, seat))
     if seat is not None:
         _check_seat(state, seat)
         v["seat"] = seat
@@ -238,6 +239,16 @@ def visible_events(events: Iterable[dict], seat: int | None, reveal_all: bool = 
         if to is None or reveal_all or (seat is not None and seat in to):
             out.append(e)
     return out
+
+
+def public_event(event: dict) -> dict:
+    """``event`` as the API shows it: a private event's audience ``to`` is named
+    ``private_to`` (the event itself is left unchanged)."""
+    if "to" not in event:
+        return event
+    e = dict(event)
+    e["private_to"] = e.pop("to")
+    return e
 
 
 # -- replay -------------------------------------------------------------------------------

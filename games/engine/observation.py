@@ -3,7 +3,7 @@
 :func:`observe` returns a *determinization*: a full :class:`State` that agrees with
 everything ``seat`` can see (its own hand, counts, piles' sizes, the public discard
 pile) while every card it cannot see (other hands and the draw pile) is dealt again at
-random from the unseen cards, and the decisions that keep hidden data (which cards were
+random from the unseen cards (the cards others set aside face down too), and the decisions that keep hidden data (which cards were
 just drawn, whether a Wild Draw Four was a bluff) make it agree with the new deal
 (``Decision.redeal``).  Code given only observations cannot use hidden information,
 whatever it does with them.
@@ -31,14 +31,20 @@ def redeal_hidden(obs: State, seat: int, rng: random.Random) -> State:
 
 
 def observe(state: State, seat: int, rng: random.Random) -> State:
-    """A random state consistent with what ``seat`` sees of ``state``."""
+    """A random state consistent with what ``seat`` sees of ``state``: the other hands,
+    the draw pile and the cards others set aside face down dealt again."""
     obs = state.copy()
     unseen: list[int] = list(obs.draw_pile)
     for s, hand in enumerate(obs.hands):
         if s != seat:
             unseen.extend(hand)
+    hidden_aside = [a for a in obs.aside if a[0] != seat]
+    unseen.extend(a[1] for a in hidden_aside)
     rng.shuffle(unseen)
     pos = 0
+    for a in hidden_aside:  # (copies: ``State.copy`` copied each pair)
+        a[1] = unseen[pos]
+        pos += 1
     for s, hand in enumerate(obs.hands):
         if s != seat:
             k = len(hand)

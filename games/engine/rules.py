@@ -143,6 +143,10 @@ class Decision:
     carry: ClassVar[int] = 0
     #: whether ``public`` shows it (the view's ``pending``); an ordinary turn is not shown
     shown: ClassVar[bool] = True
+    #: whether it is ever on the stack (saved, loaded by its name: registered in
+    #: ``DECISIONS``); a family's ordinary turn (``Rules.turn``) is not, and every
+    #: family's is named ``"turn"`` (the name ``owed`` gives it)
+    on_stack: ClassVar[bool] = True
     #: JSON schema of each field ``public`` adds to ``type`` and ``seat`` (all present):
     #: the API schema's typed variant of ``pending`` for this decision type
     public_schema: ClassVar[dict[str, dict]] = {}
@@ -152,7 +156,7 @@ class Decision:
     def __init_subclass__(cls, **kw: Any) -> None:
         super().__init_subclass__(**kw)
         cls.handlers = dict(cls.handlers)  # each type its own table
-        if cls.name:
+        if cls.name and cls.on_stack:
             if cls.name in DECISIONS:
                 raise ValueError(f"decision type {cls.name!r} declared twice")
             DECISIONS[cls.name] = cls
@@ -341,13 +345,17 @@ class Family:
 
     A family says how a game of it is set up, played and ended; a preset is
     configuration of one (``config.Preset``: a base deck, a seat range, option values).
-    UNO is :class:`games.engine.uno.family.UnoFamily`.  Duo will be a subclass of it (a
-    ``SETUP`` phase whose decisions are the draft, its own first-card table),
-    Decktet-Uno a family of its own (suits, 3-card hands, points per play, the game over
-    when every hand is empty): see the README's "Rules engine" section."""
+    UNO is :class:`games.engine.uno.family.UnoFamily`, Duo a subclass of it
+    (:class:`games.engine.uno.duo.DuoFamily`: a ``SETUP`` phase whose decisions are the
+    draft, its own first-card table), Decktet-Uno a family of its own
+    (:class:`games.engine.decktet.family.DecktetFamily`: suits, 3-card hands, points per
+    play, the game over when every hand is empty): see the README's "Rules engine"
+    section."""
 
     #: key of the family (``Preset.family``)
     name: ClassVar[str] = ""
+    #: what players call the game (messages)
+    title: ClassVar[str] = ""
     #: cards dealt to each seat at the start of a round
     hand_size: ClassVar[int] = 0
     #: the colours (or suits) cards have
@@ -387,6 +395,11 @@ class Family:
     def seat_view(self, state: State, seat: int) -> dict:
         """Extra public fields of a seat in the view (its team, its status) where the
         game's rules need them; none by default."""
+        return {}
+
+    def table_view(self, state: State, seat: int | None) -> dict:
+        """Extra fields of the view that the family's table has (Decktet-Uno's card set
+        aside face down), as ``seat`` (None: a spectator) may see them; none by default."""
         return {}
 
 

@@ -11,7 +11,9 @@ Windows several seats may act in keep their data here too (``uno_exposed``,
 ``uno_declared``; ``windows`` for the stored ones).  Seats have a status (active or
 eliminated) and, in team games, a team.
 
-Saved form: ``to_dict()`` writes format 2 (``"format": 2``); ``from_dict`` also reads
+Saved form: ``to_dict()`` writes format 2 (``"format": 2``; ``aside`` and ``refills``,
+Decktet-Uno's, only when set, so that other games' snapshots are as they were);
+``from_dict`` also reads
 format 1, the snapshots of the engine before issue 9 (no ``format`` key; ``pending``,
 ``drawn`` and ``status`` instead of the stack and the phase), so that games stored by
 it load and play on.
@@ -60,7 +62,7 @@ class State:
     __slots__ = (
         "config", "phase", "round", "dealer", "scores", "history", "winner", "winners", "shuffles", "hands", "draw_pile",
         "discard", "current", "direction", "color", "stack", "windows", "uno_declared", "uno_exposed",
-        "eliminated", "teams", "seq", "_legal",
+        "eliminated", "teams", "aside", "refills", "seq", "_legal",
     )
 
     def __init__(self, config: Config, scores: list[int] | None = None):
@@ -97,6 +99,12 @@ class State:
         self.eliminated: list[int] = []
         #: team of each seat, or None in a game without teams
         self.teams: list[int] | None = None
+        #: cards set aside face down, ``[seat, card]`` each, the owner's to see only
+        #: (Decktet-Uno's ``face_down``: a card waiting to be placed on the pile)
+        self.aside: list[list[int]] = []
+        #: how many times the discard pile was shuffled into a new deck where the rules
+        #: count it (Decktet-Uno's ``decks: 2``: once)
+        self.refills = 0
         #: number of actions applied so far (also the engine's version of the state)
         self.seq = 0
         #: the legal actions last listed, ``(seq, seat, table)``: a cache, not game data
@@ -193,6 +201,8 @@ class State:
         new.uno_exposed = self.uno_exposed
         new.eliminated = self.eliminated[:]
         new.teams = self.teams[:] if self.teams is not None else None
+        new.aside = [a[:] for a in self.aside] if self.aside else []
+        new.refills = self.refills
         new.seq = self.seq
         new._legal = None
         return new
@@ -232,6 +242,8 @@ class State:
             "uno_declared": self.uno_declared,
             "uno_exposed": self.uno_exposed,
             "seq": self.seq,
+            **({"aside": [list(a) for a in self.aside]} if self.aside else {}),
+            **({"refills": self.refills} if self.refills else {}),
         }
 
     @classmethod
@@ -248,6 +260,8 @@ class State:
         # (saved before teams: the one winner, if any)
         state.winners = list(d.get("winners", [] if state.winner is None else [state.winner]))
         state.hands = [list(h) for h in d["hands"]]
+        state.aside = [list(a) for a in d.get("aside", ())]
+        state.refills = d.get("refills", 0)
         state.draw_pile = list(d["draw_pile"])
         state.discard = list(d["discard"])
         if version == 1:

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, Iterable
 
 from games.engine import EngineError, State, action_key, apply, build_rules, get_deck, legal_actions, new_game
+from tests.presets_support import short
 
 DECK = get_deck("standard_108")
 DECK_SIZE = len(DECK)
@@ -224,8 +225,9 @@ def arrange_game(
     """:func:`arrange` on the game's own deck, for options that add cards (a Buzzer, a
     Renvoi...): cards are named as that deck names them (``Card.name``: ``"red 5"``,
     ``"wild"``, ``"buzzer"``); ``draw`` are the next cards drawn, in order, every card not
-    named lies below them; round 1 of a one-round game, nothing pending."""
-    state = new_game(preset, {"rounds": 1, **(options or {})}, seats, "arranged")
+    named lies below them; round 1 of a one-round game (where the preset takes
+    ``rounds``), nothing pending."""
+    state = new_game(preset, short(preset, options), seats, "arranged")
     deck = game_deck(state)
     free: dict[str, list[int]] = {}
     for c in deck.cards:
@@ -259,7 +261,7 @@ def game_deck(state: State):
 
 def assert_game_conserved(state: State) -> None:
     """Every card of the game's own deck is in exactly one place."""
-    every = sorted([c for h in state.hands for c in h] + state.draw_pile + state.discard)
+    every = sorted([c for h in state.hands for c in h] + state.draw_pile + state.discard + [a[1] for a in state.aside])
     assert every == list(range(len(game_deck(state)))), "a card is duplicated or lost"
 
 

@@ -21,7 +21,7 @@ from games.engine import (
     view,
 )
 
-from .helpers import DECK, act, arrange, assert_refused, card, ev_types, hand_names, only, play, snapshot
+from .helpers import act, arrange, assert_refused, card, ev_types, hand_names, only, play, snapshot
 
 FILL = ["blue 1", "blue 2", "blue 4"]
 

@@ -34,7 +34,7 @@ from games.engine import (
     view,
     visible_events,
 )
-from games.engine.catalog import PLANNED_PRESETS, PRESETS
+from games.engine.catalog import PRESETS
 from games.engine.state import PLAY, SETUP
 from games.engine.uno import duo
 
@@ -145,7 +145,7 @@ def kinds(state: State, seat: int) -> list[str]:
 # "Two players, the 112-card deck."
 # ==============================================================================================
 def test_duo_is_played_by_exactly_two_players():
-    assert "duo" in PRESETS and "duo" not in PLANNED_PRESETS
+    assert "duo" in PRESETS
     new_game("duo", {}, 2, 1)
     for seats in (1, 3, 4):
         with pytest.raises(InvalidOptions) as exc:

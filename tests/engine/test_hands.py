@@ -36,7 +36,7 @@ from games.engine import (
     IllegalMove, InvalidOptions, State, apply, build_rules, legal_actions, new_game, observe, replay, resolve_options,
     view, visible_events,
 )
-from games.engine.catalog import PLANNED_OPTIONS, PLANNED_PRESETS, PRESETS
+from games.engine.catalog import OPTIONS, PRESETS
 
 from .helpers import arrange_game, assert_game_conserved, assert_refused, card_in, ev_types, game_deck, only, touch
 
@@ -76,7 +76,7 @@ def assert_public_events_name_no_card(ev: list[dict]) -> None:
 def test_standard_112_is_the_108_plus_one_shuffle_hands_and_three_customizable_at_40_points():
     """RULES.md: "`standard_112` | Mattel 2018 sheet | 2–10 | 112: 108 + 1 Wild Shuffle Hands
     + 3 Wild Customizable"; "each 40 points"."""
-    assert "standard_112" in PRESETS and "standard_112" not in PLANNED_PRESETS
+    assert "standard_112" in PRESETS
     deck = build_rules(new_game("standard_112", {}, 4, 1).config).deck
     assert deck.name == "standard_112" and len(deck) == 112
     assert deck.describe()["ranks"][SHUFFLE] == 1 and deck.describe()["ranks"][CUSTOM] == 3
@@ -119,7 +119,7 @@ def test_swap_hands_card_without_a_shuffle_hands_card_is_refused_naming_the_opti
 
 
 def test_the_options_are_played_and_default_off():
-    assert not {"swap_hands_card", "hand_pass_cards", "uno_card"} & PLANNED_OPTIONS
+    assert {"swap_hands_card", "hand_pass_cards", "uno_card"} <= set(OPTIONS)
     opts = resolve_options("standard", {})
     assert (opts["swap_hands_card"], opts["hand_pass_cards"], opts["uno_card"]) == (False, False, False)
     assert len(build_rules(new_game("standard", {}, 2, 1).config).deck) == 108  # defaults: nothing changes

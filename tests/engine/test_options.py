@@ -570,7 +570,12 @@ def test_reverse_with_three_players_ignores_two_player_rule():
         ("standard", {"teams": True}, 5, "teams"),
         ("standard", {"two_player_replay": None}, 4, "two_player_replay"),
         ("standard", ["stacking"], 4, "options"),
-        ("decktet_uno", {}, 2, "ruleset"),  # (duo is played since issue 10: tests/engine/test_duo.py)
+        ("decktet_uno", {"decks": 2}, 2, "decks"),  # a second deck is for 3-4 players
+        ("decktet_uno", {"decks": 3}, 3, "decks"),
+        ("decktet_uno", {"face_down": "yes"}, 2, "face_down"),
+        ("decktet_uno", {"stacking": "same"}, 2, "stacking"),  # a UNO option
+        ("decktet_uno", {}, 5, "max_players"),
+        ("decktet_uno", {}, 1, "max_players"),
         ("standard", {"swap_hands_card": True}, 4, "swap_hands_card"),  # no Shuffle Hands card to replace
         ("house", {"swap_hands_card": True}, 4, "swap_hands_card"),
         ("standard_112", {"uno_card": 1}, 4, "uno_card"),
@@ -593,11 +598,15 @@ def test_invalid_options_are_refused_naming_the_option(preset, options, seats, o
     assert str(info.value).startswith(f"{option}:")
 
 
-def test_planned_options_say_not_supported_yet():
-    with pytest.raises(InvalidOptions, match="not supported yet"):
-        resolve_options("standard", {"face_down": True})
-    with pytest.raises(InvalidOptions, match="not supported yet"):
-        resolve_options("decktet_uno", {})
+def test_an_option_of_another_family_is_refused_naming_it():
+    """Each family has its own options: Decktet-Uno's are refused on a UNO preset and
+    UNO's on decktet_uno (a 400 naming the option, not silently ignored)."""
+    for preset, option, value in [("standard", "face_down", True), ("duo", "decks", 2),
+                                  ("decktet_uno", "stacking", "same"), ("decktet_uno", "target_score", 100)]:
+        with pytest.raises(InvalidOptions, match=f"not one of {preset}'s") as info:
+            resolve_options(preset, {option: value})
+        assert info.value.option == option
+    assert "face_down" not in resolve_options("standard", {}) and "stacking" not in resolve_options("decktet_uno", {})
 
 
 @pytest.mark.parametrize(

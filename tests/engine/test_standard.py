@@ -3,7 +3,7 @@ the two-player rule, UNO, empty piles, going out and scoring."""
 
 import pytest
 
-from games.engine import COLORS, FINISHED, GameOver, IllegalMove, InvalidAction, NotYourTurn, apply, legal_actions, view, visible_events
+from games.engine import COLORS, FINISHED, GameOver, IllegalMove, InvalidAction, NotYourTurn, legal_actions, view, visible_events
 
 from .helpers import (
     DECK,

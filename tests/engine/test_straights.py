@@ -479,10 +479,10 @@ def test_the_options_are_declared_off_by_default_and_refuse_nonsense():
     opts = resolve_options("standard", {})
     assert opts["straights"] is False and opts["continuations"] is False
     assert resolve_options("house", STRAIGHTS)["straights"] is True  # a variant of seed 001
-    for given, name in [({"straights": 1}, "straights"), ({"continuations": "yes"}, "continuations"),
-                        ({"straights": True, "continuations": True}, "continuations")]:
+    for options, name in [({"straights": 1}, "straights"), ({"continuations": "yes"}, "continuations"),
+                          ({"straights": True, "continuations": True}, "continuations")]:
         with pytest.raises(InvalidOptions) as info:
-            new_game("standard", given, 3, 1)
+            new_game("standard", options, 3, 1)
         assert info.value.option == name
     with pytest.raises(InvalidOptions) as info:
         new_game("standard", {"straights": True, "continuations": True}, 3, 1)

@@ -2,9 +2,9 @@
 dealt, the matching rule (colour, number or symbol; wilds on anything), the round over
 when a hand is empty, and its rule modules.
 
-Presets are configuration of this family (``catalog.PRESETS``).  Duo will be a
-subclass (a ``SETUP`` phase holding the draft's decisions, Player 2 first, its Reverse
-a sequence); its hooks are the ones below.
+Presets are configuration of this family (``catalog.PRESETS``).  Duo is a subclass
+(``uno/duo.py``: a ``SETUP`` phase holding the draft's decisions, Player 2 first, its
+Reverse a sequence) through the hooks below.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from .wild_draw_four import WildDrawFour
 
 class UnoFamily(Family):
     name = "uno"
+    title = "UNO"
     hand_size = 7
     colors = COLORS
     #: declaration order of the options too (the resolved options' key order)

@@ -186,6 +186,7 @@ class Turn(Decision):
 
     name = "turn"
     shown = False
+    on_stack = False
     handlers = {"play": play_card, "draw": _draw}
 
     def __init__(self) -> None:

@@ -38,9 +38,10 @@ TIMEOUT = {"type": "timeout"}
 
 
 def play_game(ruleset: str, options: dict, levels: list[str], seed: str, rng: random.Random,
-              budget_ms: float | None) -> tuple[int | None, int, int]:
-    """Play one game with ``levels[seat]`` in each seat; returns (winner seat or None
-    if abandoned, actions applied, bot actions refused by the engine)."""
+              budget_ms: float | None) -> tuple[list[int] | None, int, int]:
+    """Play one game with ``levels[seat]`` in each seat; returns (the winning seats,
+    several for a shared win, or None if abandoned; actions applied; bot actions
+    refused by the engine)."""
     state = new_game(ruleset, options, len(levels), seed)
     seats = list(range(len(levels)))
     actions = refused = 0
@@ -58,7 +59,7 @@ def play_game(ruleset: str, options: dict, levels: list[str], seed: str, rng: ra
                 apply(state, seat, TIMEOUT, system=True)
                 break
         actions += 1
-    return (state.winner if state.status != ACTIVE else None), actions, refused
+    return (state.winners if state.status != ACTIVE else None), actions, refused
 
 
 class Progress:
@@ -140,21 +141,23 @@ class Command(BaseCommand):
                   for i, lvl in enumerate(levels)]
         n = len(levels)
         wins: Counter[int] = Counter()
-        abandoned = actions = refused = 0
+        abandoned = actions = refused = shared = 0
         progress = Progress(n_games, self.stderr, enabled=progress_bar, label=label)
         started = time.perf_counter()
         for g in range(n_games):
             # seat s is played by entry (s + g) % n: every entry sits everywhere in turn
             entry_of_seat = [(s + g) % n for s in range(n)]
             rng = random.Random(f"{seed}:{g}:bots")
-            winner, count, bad = play_game(ruleset, options, [levels[e] for e in entry_of_seat], f"{seed}:{g}",
-                                           rng, budget)
+            winners, count, bad = play_game(ruleset, options, [levels[e] for e in entry_of_seat], f"{seed}:{g}",
+                                            rng, budget)
             actions += count
             refused += bad
-            if winner is None:
+            if winners is None:
                 abandoned += 1
+            elif len(winners) > 1 and len({entry_of_seat[w] for w in winners}) > 1:
+                shared += 1  # equal top scores (Decktet-Uno): nobody's win alone
             else:
-                wins[entry_of_seat[winner]] += 1
+                wins[entry_of_seat[winners[0]]] += 1
             progress.update(g + 1)
         elapsed = time.perf_counter() - started
         finished = n_games - abandoned
@@ -165,6 +168,8 @@ class Command(BaseCommand):
         for i, label in enumerate(labels):
             rate = 100.0 * wins[i] / finished if finished else 0.0
             out.write(f"{label:<12} {wins[i]:>7} {rate:>8.1f}%")
+        if shared:
+            out.write(f"shared wins (equal top scores of different bots): {shared} (counted in no bot's wins)")
         if abandoned:
             out.write(f"abandoned after {MAX_ACTIONS} actions: {abandoned} (not counted in the win rates)")
         if refused:

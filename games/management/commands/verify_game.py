@@ -12,7 +12,9 @@ final state (``Game.state``) and the game's denormalised fields, the rounds and 
 score table (``Round`` / ``Score`` rows).
 
 Prints ``OK`` per game, or the first difference; exits with status 1 when a game
-does not verify.
+does not verify.  (This is the server's check of its own records; anyone checks a
+finished game from its public JSON alone with ``python -m games.engine.verify``, whose
+``first_difference`` this shares.)
 """
 
 from __future__ import annotations
@@ -23,41 +25,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from games import engine
 from games.engine import EngineError
+from games.engine.verify import Mismatch, first_difference, options_as_played
 from games.models import Game, GameStatus, Move, Round, Score
-
-
-class Mismatch(Exception):
-    pass
-
-
-def first_difference(stored: Any, replayed: Any, path: str = "") -> str | None:
-    """Where two JSON-like values first differ (None if equal)."""
-    if type(stored) is not type(replayed) and not (
-        isinstance(stored, (int, float)) and isinstance(replayed, (int, float))
-        and not isinstance(stored, bool) and not isinstance(replayed, bool)
-    ):
-        return f"{path or 'value'}: stored {stored!r}, replayed {replayed!r}"
-    if isinstance(stored, dict):
-        for key in list(stored) + [k for k in replayed if k not in stored]:
-            if key not in replayed:
-                return f"{path}.{key}: stored {stored[key]!r}, not in the replay"
-            if key not in stored:
-                return f"{path}.{key}: not stored, replayed {replayed[key]!r}"
-            diff = first_difference(stored[key], replayed[key], f"{path}.{key}" if path else str(key))
-            if diff:
-                return diff
-        return None
-    if isinstance(stored, list):
-        for i, (a, b) in enumerate(zip(stored, replayed)):
-            diff = first_difference(a, b, f"{path}[{i}]")
-            if diff:
-                return diff
-        if len(stored) != len(replayed):
-            return f"{path}: stored {len(stored)} items, replayed {len(replayed)}"
-        return None
-    if stored != replayed:
-        return f"{path or 'value'}: stored {stored!r}, replayed {replayed!r}"
-    return None
 
 
 def _expect(what: str, stored: Any, replayed: Any) -> None:
@@ -82,9 +51,7 @@ def verify(game: Game) -> str:
         config = engine.make_config(game.ruleset, game.options, seats, game.seed)
     except EngineError as exc:
         raise Mismatch(f"the game's config is refused by the engine: {exc}") from None
-    # an option added since the game was stored is resolved at its default (the game as played)
-    defaults = {name: spec.default for name, spec in engine.OPTIONS.items()}
-    _expect("resolved options", {**defaults, **game.resolved_options}, dict(config.options))
+    _expect("resolved options", options_as_played(game.resolved_options, config.options), dict(config.options))
 
     events: list[dict] = []
     state = engine.new_game(game.ruleset, game.options, seats, game.seed, events)
