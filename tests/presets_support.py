@@ -30,11 +30,6 @@ def options_of(preset: str) -> dict[str, OptionSpec]:
     return FAMILY_OPTIONS[PRESETS[preset].family]
 
 
-def is_uno(preset: str) -> bool:
-    """Whether ``preset`` is of the UNO family or its Duo subclass (not Decktet-Uno)."""
-    return PRESETS[preset].family != "decktet"
-
-
 def seat_counts(preset: str, most: int = 4) -> list[int]:
     """The seat counts to play ``preset`` with: its least, and ``most`` (or its most,
     if fewer) when that differs."""

@@ -227,7 +227,7 @@ def arrange_game(
     ``"wild"``, ``"buzzer"``); ``draw`` are the next cards drawn, in order, every card not
     named lies below them; round 1 of a one-round game (where the preset takes
     ``rounds``), nothing pending."""
-    state = new_game(preset, short(preset, options), seats, "arranged")
+    state = new_game(preset, {**short(preset), **(options or {})}, seats, "arranged")
     deck = game_deck(state)
     free: dict[str, list[int]] = {}
     for c in deck.cards:
