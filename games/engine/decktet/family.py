@@ -53,6 +53,8 @@ from ..errors import InvalidOptions
 from ..events import CARD, EventType, register as register_event, seat as seat_field
 from ..rules import Decision, Family, Module, Rules
 from ..state import GAME_OVER, PLAY, State
+from ..uno.piles import refill, reveal_hands
+from ..uno.rounds import choose_dealer
 from ..uno.turn import PLAY as PLAY_ACTION  # the ``play`` action type, UNO's and Decktet-Uno's
 from .cards import SUITS
 
@@ -145,14 +147,8 @@ def _end_turn(state: State, rules: Rules, seat: int, ev: Events) -> None:
 
 
 def _draw(state: State, rules: Rules, seat: int, ev: Events) -> None:
-    if not state.draw_pile and state.refills < rules.opts["decks"] - 1 and len(state.discard) > 1:
-        top = state.discard.pop()
-        pile, state.discard = state.discard, [top]
-        state.shuffle(pile)
-        state.draw_pile = pile
+    if not state.draw_pile and state.refills < rules.opts["decks"] - 1 and refill(state, ev):
         state.refills += 1
-        if ev is not None:
-            ev.append({"type": "reshuffled", "count": len(pile)})
     if not state.draw_pile:
         return
     card = state.draw_pile.pop()
@@ -256,7 +252,7 @@ class DecktetFamily(Family):
 
     def start_game(self, state: State, rules: Rules, ev: Events) -> None:
         n = state.seats
-        state.dealer = state.rng().randrange(n)
+        choose_dealer(state, ev)
         state.round = 1
         cards = list(range(len(rules.deck)))
         state.shuffle(cards)
@@ -267,12 +263,10 @@ class DecktetFamily(Family):
         state.current = (state.dealer + 1) % n
         state.phase = PLAY
         if ev is not None:
-            dicts = rules.deck.dicts
-            ev.append({"type": "dealer_chosen", "seat": state.dealer})
             ev.append({"type": "round_started", "round": 1, "dealer": state.dealer})
-            ev.extend({"type": "hand", "seat": s, "cards": [dicts[c] for c in state.hands[s]], "to": [s]}
-                      for s in range(n))
-            ev.append({"type": "first_card", "card": dicts[state.discard[-1]]})
+        reveal_hands(state, rules, ev)
+        if ev is not None:
+            ev.append({"type": "first_card", "card": rules.deck.dicts[state.discard[-1]]})
 
     def playable(self, deck: Any, color: str | None, rank: str) -> frozenset[int]:
         return frozenset(range(len(deck)))  # any card may be played
