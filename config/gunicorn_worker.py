@@ -9,11 +9,14 @@ with that status instead, so that every error a client sees has the API's shape.
 from __future__ import annotations
 
 import json
+import os
 import socket
 from typing import Any
 
 from gunicorn import util
 from gunicorn.workers.gthread import ThreadWorker
+
+from config import live_server
 
 # Machine codes for gunicorn's statuses; others get the status phrase as code.
 CODES = {
@@ -48,7 +51,24 @@ class _StatusLine:
 
 
 class ProblemThreadWorker(ThreadWorker):
-    """gthread worker whose error answers are ``application/problem+json``."""
+    """gthread worker whose error answers are ``application/problem+json``, and which
+    hands the requests that wait (event streams, long-polls) to its event loop
+    (``config.live_server``) instead of holding one of its threads with each."""
+
+    live: live_server.LiveServer | None = None
+
+    def init_process(self) -> None:
+        self.live = live_server.LiveServer(self.log.access_log if self.cfg.accesslog else None,
+                                           int(os.environ.get("LIVE_MAX_CONNECTIONS") or 10000))
+        super().init_process()
+
+    def handle_request(self, req: Any, conn: Any) -> bool:
+        if self.live is not None and live_server.wants(req.method, req.path or "", req.query or ""):
+            sock, conn.sock = conn.sock, socket.socket()  # gthread closes the stand-in
+            self.live.serve(sock, req.method, req.path, req.query or "", list(req.headers), conn.client,
+                            conn.server)
+            return False
+        return super().handle_request(req, conn)
 
     def handle_error(self, req: Any, client: socket.socket, addr: Any, exc: BaseException) -> None:
         captured = _StatusLine()

@@ -44,7 +44,9 @@ class RequestBodyLimitMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         limit: int = settings.MAX_REQUEST_BYTES
-        stream: BinaryIO = request.META["wsgi.input"]
+        stream: BinaryIO | None = request.META.get("wsgi.input")
+        if stream is None:  # served by the live event loop (config.live_server): GETs, no body read
+            return self.get_response(request)
         declared = _content_length(request.META)
         if declared is not None:
             if declared > limit:

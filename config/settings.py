@@ -302,6 +302,15 @@ UNO_WORKER_HEARTBEAT_SECONDS = float(env_str("UNO_WORKER_HEARTBEAT_SECONDS", "5"
 # Idempotency-Key records are kept this long (hours), then pruned hourly by beat.
 UNO_IDEMPOTENCY_TTL_HOURS = float(env_str("UNO_IDEMPOTENCY_TTL_HOURS", "24"))
 
+# Live events (games.live): a comment line on an idle event stream every this many
+# seconds (keeps proxies and clients from timing it out); on SQLite, how often the
+# file's data_version is read while anything is subscribed (PostgreSQL: LISTEN, no polling).
+LIVE_HEARTBEAT_SECONDS = float(env_str("LIVE_HEARTBEAT_SECONDS", "15"))
+LIVE_SQLITE_CHECK_SECONDS = float(env_str("LIVE_SQLITE_CHECK_SECONDS", "0.1"))
+# The most event streams (game streams and feeds together) one player holds open in one web
+# process; one more answers 429 `too_many_streams`.
+LIVE_MAX_STREAMS_PER_PLAYER = int(env_str("LIVE_MAX_STREAMS_PER_PLAYER", "20"))
+
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",
@@ -448,6 +457,8 @@ SPECTACULAR_SETTINGS = {
         # Options and Event: typed from the engine's option specs and event registry.
         "games.schema.typed_options_hook",
         "games.schema.typed_events_hook",
+        # The event streams (plain async views) and their data.
+        "games.schema.live_events_hook",
         # 413 on every operation that takes a body.
         "config.middleware.document_payload_too_large",
         # 503 on every operation; Retry-After on 429s and 503s, WWW-Authenticate on 401s.

@@ -269,3 +269,127 @@ def typed_events_hook(result: dict, generator: Any, request: Any, public: bool) 
     for component, prop in found:
         schemas[component]["properties"][prop]["items"] = {"$ref": "#/components/schemas/Event"}
     return result
+
+
+# --------------------------------------------------------------------------------------
+# Live events (games.streams): plain async views, which drf-spectacular does not see
+# --------------------------------------------------------------------------------------
+STREAM_DESCRIPTION = """\
+Server-Sent Events (`text/event-stream`), as they commit, from any process (web requests, bots and
+timers on the workers): a client needs no polling. Frames:
+
+- each recorded move: an unnamed event (`onmessage`), `id:` the move's `seq`, `data:` one line of
+  JSON, a `GameStreamMove`: the move exactly as `/moves` shows it to this viewer (the same
+  redaction: no other hand, no deck order, until the game is finished), its `version` (the game's
+  version after it) and, on the newest move of each delivery, `game`: the viewer's whole game as
+  `GET /games/{id}` shows it;
+- `event: game` (no `id`): the game changed without a move (a seat taken or left, a seat handed
+  to the autopilot): data a `GameStreamChange`;
+- `: keepalive` comment lines while idle (every `LIVE_HEARTBEAT_SECONDS`, 15), and `retry: 3000`.
+
+Resuming: `Last-Event-ID` (sent by `EventSource` when it reconnects) or `after`: every move after
+that `seq`, then the live ones. Without either the stream starts with the next move: read the game
+(version V) and open `events?after=V` to miss nothing. A client that reads too slowly is
+disconnected and resumes the same way. Authentication: `Authorization: Token <key>`, or
+`?token=<key>` for browsers' `EventSource`, which cannot send headers (access logs show
+`token=***`). Anyone signed in may watch (spectators see no hand)."""
+
+FEED_DESCRIPTION = """\
+The caller's own feed, Server-Sent Events of every game they are seated in, so that an app needs one
+connection: `event: your_turn` (a decision is now owed: `decision`, `deadline`; on connecting, one
+for every decision owed right now; a decision already answered by the time the server looks, as
+when the player acted within the same moment, gets none), `event: game_started`,
+`event: game_finished` (`winner_seat`), `event: joined` (someone took a seat in a waiting game of the caller's); data a `FeedEvent`.
+`: keepalive` comments while idle. Authentication as for a game's stream (`?token=` allowed)."""
+
+
+def _stream_operation(op_id: str, summary: str, description: str, params: list[dict], errors: dict) -> dict:
+    return {
+        "operationId": op_id,
+        "summary": summary,
+        "description": description,
+        "tags": ["games"],
+        "security": [{"tokenAuth": []}],
+        "parameters": params + [{
+            "in": "query", "name": "token", "schema": {"type": "string"},
+            "description": "The API key, for clients that cannot send `Authorization` (browsers' `EventSource`).",
+        }],
+        "responses": {
+            "200": {
+                "description": "The stream (open until the client closes it).",
+                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            },
+            **errors,
+        },
+    }
+
+
+def live_events_hook(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """Document the event streams (``GET /games/{id}/events``, ``GET /players/me/events``)
+    and their data, with the problems of ``/moves`` (the same parameters go wrong the
+    same ways)."""
+    operations = _operations(result)
+    moves = operations.get("games_moves")
+    if moves is None:
+        return result
+    errors = {code: json.loads(json.dumps(answer)) for code, answer in moves["responses"].items() if code != "200"}
+    errors["400"]["description"] = "`invalid` (with `fields`): `after` or `Last-Event-ID` not a non-negative integer."
+    if "429" in errors:
+        errors["429"]["description"] = (
+            "`too_many_streams` (and its `limit`): the caller already holds that many streams, game streams "
+            "and feeds together, on this web process (`LIVE_MAX_STREAMS_PER_PLAYER`, 20 by default); or "
+            "`throttled`. Retry after `Retry-After` seconds, or close a stream first.")
+    game_id = next(p for p in moves["parameters"] if p["name"] == "game_id")
+    result["paths"]["/api/v1/games/{game_id}/events"] = {"get": _stream_operation(
+        "games_events", "The game's moves as they commit (Server-Sent Events)", STREAM_DESCRIPTION,
+        [
+            game_id,
+            {"in": "query", "name": "after", "schema": {"type": "integer", "minimum": 0},
+             "description": "Resume: every move with a greater `seq` first (as `Last-Event-ID`)."},
+            {"in": "header", "name": "Last-Event-ID", "schema": {"type": "string"},
+             "description": "The `id` of the last event received (a move's `seq`): resume after it."},
+        ],
+        errors,
+    )}
+    feed_errors = {code: answer for code, answer in errors.items() if code not in ("400", "404")}
+    result["paths"]["/api/v1/players/me/events"] = {"get": _stream_operation(
+        "players_events", "The caller's feed: your turn, started, finished, joined (Server-Sent Events)",
+        FEED_DESCRIPTION, [], feed_errors,
+    )}
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    version = {"type": "integer", "minimum": 0, "description": "The game's version after the change."}
+    game_ref = {"$ref": "#/components/schemas/Game"}
+    schemas["GameStreamMove"] = {
+        "description": "The data of a move's event on a game's stream.",
+        "allOf": [
+            {"$ref": "#/components/schemas/Move"},
+            {"type": "object", "properties": {
+                "version": version,
+                "game": {**game_ref, "description": "On the newest move of a delivery: the viewer's game."},
+            }, "required": ["version"]},
+        ],
+    }
+    schemas["GameStreamChange"] = {
+        "type": "object",
+        "description": "The data of an `event: game` frame: the game changed without a move.",
+        "properties": {"seq": {"type": "integer", "description": "The last move's `seq` (the version)."},
+                       "version": version, "game": game_ref},
+        "required": ["seq", "version", "game"],
+    }
+    schemas["FeedEvent"] = {
+        "type": "object",
+        "description": "The data of a feed event (the SSE `event:` names which): `your_turn` carries "
+        "`decision` and `deadline`, `game_finished` `winner_seat`, `joined` the newcomer's `seat` and "
+        "`username`; `seat` is otherwise the caller's.",
+        "properties": {
+            "game": {"type": "integer"},
+            "version": version,
+            "seat": {"type": "integer", "nullable": True},
+            "decision": {"type": "string"},
+            "deadline": {"type": "string", "format": "date-time", "nullable": True},
+            "winner_seat": {"type": "integer", "nullable": True},
+            "username": {"type": "string"},
+        },
+        "required": ["game", "version"],
+    }
+    return result

@@ -356,18 +356,21 @@ def moves_for_viewer(game: Game, seat: int | None, after: int, limit: int) -> li
     """Moves with ``seq > after``, each redacted to what ``seat`` was allowed to see."""
     reveal = game.status == GameStatus.FINISHED
     rows = Move.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit]
-    return [
-        {
-            "seq": m.seq,
-            "round": m.round,
-            "seat": m.seat,
-            "action": shown_action(m, seat, reveal),
-            "events": [strip_audience(e) for e in engine.visible_events(m.events, seat, reveal_all=reveal)],
-            "by": m.by,
-            "created_at": m.created_at,
-        }
-        for m in rows
-    ]
+    return [move_for_viewer(m, seat, reveal) for m in rows]
+
+
+def move_for_viewer(move: Move, seat: int | None, reveal: bool) -> dict[str, Any]:
+    """``move`` as ``seat`` may see it (``reveal``: the game is finished), as ``/moves``
+    and the game's event stream (``games.live``) show it."""
+    return {
+        "seq": move.seq,
+        "round": move.round,
+        "seat": move.seat,
+        "action": shown_action(move, seat, reveal),
+        "events": [strip_audience(e) for e in engine.visible_events(move.events, seat, reveal_all=reveal)],
+        "by": move.by,
+        "created_at": move.created_at,
+    }
 
 
 def shown_action(move: Move, seat: int | None, reveal: bool) -> dict:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import views
+from games import streams, views
 
 urlpatterns = [
     path("games", views.GamesView.as_view(), name="games"),
@@ -11,4 +11,6 @@ urlpatterns = [
     path("games/<int:game_id>/actions", views.ActionsView.as_view(), name="game-actions"),
     path("games/<int:game_id>/moves", views.MovesView.as_view(), name="game-moves"),
     path("games/<int:game_id>/scores", views.ScoresView.as_view(), name="game-scores"),
+    path("games/<int:game_id>/events", streams.game_events, name="game-events"),
+    path("players/me/events", streams.player_events, name="player-events"),
 ]

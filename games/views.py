@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from asgiref.sync import async_to_sync
 from django.urls import reverse
 from django.utils.http import parse_etags
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -9,7 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.problems import PROBLEM_CONTENT_TYPE, ApiError, problem_responses
-from games import selectors, services
+from games import selectors, services, streams
 from games.pagination import AFTER, LIMIT, MOST_URGENT, NEWEST, GamePagination, int_param
 from games.serializers import (
     ActionConflictSerializer,
@@ -116,6 +117,17 @@ class GameDetailView(APIView):
         tags=["games"],
         parameters=[
             OpenApiParameter(
+                "wait_for_version", {"type": "integer", "minimum": 0},
+                description="Long-poll: answer once the game's `version` exceeds this (at once if it does "
+                "already), or after `timeout` seconds with the game as it is. The wait holds no server "
+                "thread; for every change as it happens, see `/events`.",
+            ),
+            OpenApiParameter(
+                "timeout", {"type": "integer", "minimum": 0, "maximum": streams.MAX_WAIT_SECONDS},
+                description=f"With `wait_for_version`: seconds to wait at most, 0 to {streams.MAX_WAIT_SECONDS} "
+                f"(default {streams.DEFAULT_WAIT_SECONDS}).",
+            ),
+            OpenApiParameter(
                 "If-None-Match", str, OpenApiParameter.HEADER,
                 description="The `ETag` of an earlier answer (or several, comma-separated, or `*`): "
                 "304 without a body while this view of the game is unchanged (weak comparison).",
@@ -130,10 +142,15 @@ class GameDetailView(APIView):
         responses={
             200: GameSerializer,
             304: OpenApiResponse(description="Not modified since the ETag given in If-None-Match (no body)."),
-            **problem_responses(401, 404, 429),
+            **problem_responses((400, "`invalid` (with `fields`): `wait_for_version` or `timeout` out of "
+                                 "range, or `timeout` without `wait_for_version`."), 401, 404, 429),
         },
     )
     def get(self, request, game_id: int):
+        wait = streams.wait_params(request.query_params)
+        if wait is not None and not streams.waited(request._request):
+            # (gunicorn's workers wait on their event loop first: config.live_server)
+            async_to_sync(streams.wait_for_version)(game_id, *wait)
         game = selectors.get_game(game_id)
         etag = selectors.etag_for(game, selectors.viewer_seat(game.seat_list, request.user))
         if _none_match_fails(request.headers.get("If-None-Match"), etag):
