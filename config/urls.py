@@ -2,9 +2,10 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config.views import HealthView, LivenessView
+from config.views import HealthView, LivenessView, client_page
 
 urlpatterns = [
+    path("", client_page, name="client"),
     path("admin/", admin.site.urls),
     path("health", LivenessView.as_view(schema=None), name="health-root"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -1,3 +1,6 @@
+from django.contrib.staticfiles import finders
+from django.http import Http404, HttpRequest, HttpResponse
+from django.views.decorators.http import require_safe
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -72,3 +75,22 @@ class LivenessView(HealthView):
     must not fail because a worker is down."""
 
     checks = WEB_CHECKS
+
+
+#: The browser client's page (games/static/uno/): it routes by the URL's hash
+#: (``#/lobby``, ``#/game/12``, ``#/replay/12``), so ``/`` is its one server route; its
+#: scripts and styles are static files (whitenoise, after ``collectstatic``).
+CLIENT_PAGE = "uno/index.html"
+
+
+@require_safe
+def client_page(request: HttpRequest) -> HttpResponse:
+    """``GET /``: the browser client (README "The browser client")."""
+    path = finders.find(CLIENT_PAGE)
+    if path is None:
+        raise Http404("the browser client is not installed")
+    with open(path, "rb") as f:
+        page = f.read()
+    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    return response
