@@ -42,12 +42,16 @@ run: venv
 # Then the tests marked `concurrency` run again on the embedded default (SQLite file
 # in TEST_SQLITE_DIR, filesystem broker, no Redis), as `make run` uses it.
 TEST_SQLITE_DIR ?= .run/test-sqlite
+# The engine's tests (tests/engine: pure Python, no database, no shared state) run first,
+# spread over ENGINE_TEST_WORKERS processes (pytest-xdist); the rest in one process.
+ENGINE_TEST_WORKERS ?= 2
 test: venv
 	$(BIN)/python scripts/wait_for.py --timeout 10 127.0.0.1:5432 127.0.0.1:6379
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n $(ENGINE_TEST_WORKERS) tests/engine $(PYTEST_ARGS)
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest --ignore=tests/engine $(PYTEST_ARGS)
 	rm -rf $(TEST_SQLITE_DIR) && mkdir -p $(TEST_SQLITE_DIR)
 	DATABASE_URL=sqlite:///$(abspath $(TEST_SQLITE_DIR))/db.sqlite3 REDIS_URL= RUN_DIR=$(abspath $(TEST_SQLITE_DIR))/run \
-		$(BIN)/pytest -m concurrency $(PYTEST_ARGS)
+		$(BIN)/pytest -m concurrency --ignore=tests/engine $(PYTEST_ARGS)
 
 # Known vulnerabilities in the installed dependencies (PyPI's advisory data, read by
 # pip-audit over the network): scripts/audit.py says which and when it fails.

@@ -68,13 +68,15 @@ def play_against_bots_and_the_timer(client, monkeypatch) -> int:
                       options={"rounds": 1})["id"]
     assert client.post(game_url(gid, "start")).status_code == 200
     rng = random.Random(12)
-    for turn in range(3000):
+    decisions = 0  # the person's: the first and every third one go to the timer
+    for _ in range(3000):
         game = Game.objects.get(pk=gid)
         if game.status == GameStatus.FINISHED:
             return gid
         if robots.bot_step(gid, game.version):
             continue
-        if turn % 3 == 0:
+        decisions += 1
+        if decisions % 3 == 1:
             Game.objects.filter(pk=gid).update(deadline=game.deadline.replace(year=2000))
             assert robots.expire_deadline(gid, game.version)
         else:
