@@ -71,8 +71,9 @@ def _decide(game: Game, seats: Sequence[Seat], owed: Sequence[Obligation], now: 
     for seat in bots.acting_order(actor, list(robots), _rng):
         level = _level(robots[seat])
         try:
+            history = selectors.round_history(game, state.round, seat) if level == "hard" else None
             action = bots.decide(level, state, seat, random.Random(_rng.random()),
-                                 budget_ms=settings.UNO_HARD_BUDGET_MS)
+                                 budget_ms=settings.UNO_HARD_BUDGET_MS, history=history)
         except Exception:
             log.exception("game %s: the %s bot of seat %s failed", game.pk, level, seat)
             action = None

@@ -20,6 +20,7 @@ from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
 
 from games import engine, obligations
+from games.bots import RoundLog
 from games.models import Game, GameStatus, Move, Round, Seat
 from players.models import Player, Webhook
 
@@ -357,6 +358,18 @@ def moves_for_viewer(game: Game, seat: int | None, after: int, limit: int) -> li
     reveal = game.status == GameStatus.FINISHED
     rows = Move.objects.filter(game=game, seq__gt=after).order_by("seq")[:limit]
     return [move_for_viewer(m, seat, reveal) for m in rows]
+
+
+def round_history(game: Game, round_no: int, seat: int) -> list[dict[str, Any]]:
+    """The events of round ``round_no`` of ``game`` that ``seat`` was shown, in order,
+    from its ``round_started`` on (what a ``hard`` bot infers the hidden hands from:
+    ``games.bots.beliefs``).  The move that dealt a round is recorded with the round
+    before it, so the moves of both are read."""
+    log = RoundLog()
+    for events in Move.objects.filter(game=game, round__gte=round_no - 1).order_by("seq").values_list("events",
+                                                                                                       flat=True):
+        log.add(events)
+    return log.shown_to(seat)
 
 
 def move_for_viewer(move: Move, seat: int | None, reveal: bool) -> dict[str, Any]:

@@ -78,3 +78,48 @@ def test_a_bot_out_of_turn_with_nothing_to_do_lets_the_human_think(make_player):
     v = version(gid)
     assert not robots.bot_step(gid, v)
     assert version(gid) == v
+
+
+def test_a_hard_bot_decides_from_the_events_of_the_round_it_was_shown(make_player, monkeypatch):
+    """``hard`` infers the hidden hands from the round's public history: the robots read
+    it from the moves (``selectors.round_history``), only this round's, only what its
+    seat was shown, and hand it to the bot."""
+    from games import engine, selectors
+    from games.bots import Beliefs
+
+    player, _ = make_player("hugo")
+    game = services.create_game(creator=player, ruleset="standard", max_players=2, bots=[{"level": "hard"}],
+                                options={"rounds": 2})
+    services.start_game(player=player, game_id=game.pk)
+    given: list = []
+    real_decide = bots.decide
+
+    def decide(level, state, seat, rng, budget_ms=None, history=None, max_samples=None):
+        given.append((state.round, seat, history))
+        return real_decide(level, state, seat, rng, budget_ms=2, history=history, max_samples=max_samples)
+
+    monkeypatch.setattr(bots, "decide", decide)
+    rng = random.Random(3)
+    for _ in range(3000):
+        g = Game.objects.get(pk=game.pk)
+        state = engine.State.from_dict(g.state)
+        if g.status == "finished" or (state.round == 2 and len(given) > 5 and given[-1][0] == 2):
+            break
+        if state.actor() == 0:
+            legal = engine.legal_actions(state, 0)
+            plays = [a for a in legal if a["type"] in ("play", "choose_color")]
+            services.act(game_id=game.pk, player=player, action=rng.choice(plays or legal))
+        else:
+            assert robots.bot_step(game.pk, g.version)
+    assert given and all(seat == 1 and history for _, seat, history in given)
+    state = engine.State.from_dict(Game.objects.get(pk=game.pk).state)
+    assert state.round == 2 and state.phase == engine.PLAY, "the second round is under way"
+    history = selectors.round_history(Game.objects.get(pk=game.pk), state.round, 1)
+    assert history[0] == {"type": "round_started", "round": state.round, "dealer": history[0]["dealer"]}
+    assert not any(e["type"] == "round_started" for e in history[1:])
+    assert all(e["to"] == [1] for e in history if "to" in e), "only what seat 1 was shown"
+    assert any(e["type"] == "hand" and e["seat"] == 1 for e in history)
+    everything = [e for m in Move.objects.filter(game_id=game.pk).order_by("seq") for e in m.events]
+    start = max(i for i, e in enumerate(everything) if e["type"] == "round_started")
+    assert history == engine.visible_events(everything[start:], 1)
+    assert Beliefs(state, 1).feed(history).hands[0].count == len(state.hands[0])

@@ -4,11 +4,13 @@ observation (:func:`games.engine.observe`), never the real state, and use only t
 engine's public names.
 """
 
-from games.engine import legal_actions, observe
+from games.engine import build_rules, legal_actions, observe
+
+from .beliefs import Beliefs, RoundLog
 
 from .policies import LEVELS, choose, reaction_delay
 
-__all__ = ["LEVELS", "acting_order", "choose", "decide", "reaction_delay"]
+__all__ = ["LEVELS", "Beliefs", "RoundLog", "acting_order", "choose", "decide", "reaction_delay"]
 
 
 def acting_order(actor, seats, rng) -> list:
@@ -20,10 +22,18 @@ def acting_order(actor, seats, rng) -> list:
     return others + [s for s in seats if s == actor]
 
 
-def decide(level: str, state, seat: int, rng, budget_ms: float | None = None):
+def decide(level: str, state, seat: int, rng, budget_ms: float | None = None, history=None,
+           max_samples: int | None = None):
     """Observe ``state`` as ``seat`` and choose among its legal actions (None: pass on
-    an out-of-turn chance)."""
+    an out-of-turn chance).  ``history``: the events of the current round that ``seat``
+    was shown, in order (``visible_events``); ``hard`` deals its worlds from what they
+    tell (:class:`~games.bots.beliefs.Beliefs`), else uniformly.  ``max_samples`` (a
+    test's): ``hard`` stops after that many worlds, not at its time budget."""
     legal = legal_actions(state, seat)
     if not legal:
         return None
-    return choose(level, observe(state, seat, rng), seat, legal, rng, budget_ms=budget_ms)
+    obs = observe(state, seat, rng)
+    sampler = None
+    if level == "hard" and history is not None and build_rules(state.config).family.name == "uno":
+        sampler = Beliefs(obs, seat).feed(history).deal
+    return choose(level, obs, seat, legal, rng, budget_ms=budget_ms, sampler=sampler, max_samples=max_samples)

@@ -30,7 +30,11 @@ search values a round its partner wins as its own.
 * ``hard``: determinized Monte Carlo search (flat, information-set sampling) over
   the engine with a time budget: every distinct play (and colour) is tried in the
   same sampled worlds, rolled out with ``normal`` in every seat; ``normal``'s
-  choices out of turn.
+  choices out of turn.  Its worlds come from what the round's public history tells
+  about the hidden hands (``games.bots.beliefs``: what draws, passes and Wild Draw
+  Fours make likely or prove, cards seen going into hands, each world weighed by how
+  likely the others' last plays were from it) when the caller gives it that history
+  (``decide(..., history=...)``: the server always does); else uniformly.
 
 The policies work on the engine's :class:`~games.engine.Action` values; ``choose``
 takes and returns the ready-to-post dicts of ``legal_actions``.  The search uses the
@@ -470,13 +474,14 @@ Sampler = Callable[[State, int, random.Random], Any]  # -> State or (State, weig
 
 
 def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budget_ms: float | None = None,
-          sampler: Sampler | None = None) -> Action | None:
+          sampler: Sampler | None = None, max_samples: int | None = None) -> Action | None:
     """``sampler(state, seat, rng)`` deals the hidden cards of a sample (default:
     :func:`observe`, uniformly at random); a caller that knows more about the hidden
     cards (e.g. what an opponent's draws prove it lacks) can pass its own.  A sampler
     may also return ``(world, weight)``: the weight (>= 0) is how likely that world
     is given what was seen (e.g. the opponent's last play), and the search averages
-    with it (importance sampling)."""
+    with it (importance sampling).  ``max_samples``: stop after that many worlds
+    instead of at the time budget (a test's: the same choice on any machine)."""
     if not _in_turn(state, seat):
         return _normal_out_of_turn(state, seat, legal, rng)
     if any(a.type == "choose_color" or a.type == DRAFT_KEEP for a in legal):
@@ -496,7 +501,8 @@ def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budg
     deadline = time.perf_counter() + budget
     # Common random numbers: every candidate is tried in the same sampled world with
     # the same rollout dice, so their difference is what a sample measures.
-    while samples * k < HARD_MAX_ROLLOUTS and (samples < 2 or time.perf_counter() < deadline):
+    while (samples < max_samples if max_samples is not None
+           else samples * k < HARD_MAX_ROLLOUTS and (samples < 2 or time.perf_counter() < deadline)):
         world = deal(state, seat, rng)  # a fresh sample of the hidden cards
         weight = 1.0
         if isinstance(world, tuple):
@@ -529,7 +535,7 @@ POLICIES = {"random": _random, "easy": _easy, "normal": _normal}
 
 
 def choose(level: str, state: State, seat: int, legal: list[dict], rng: random.Random, budget_ms=None,
-           sampler=None) -> dict | None:
+           sampler=None, max_samples: int | None = None) -> dict | None:
     """Pick an action of ``legal`` (dicts of ``legal_actions``) for ``seat`` given an
     observation ``state``; None: nothing out of turn.  ``sampler`` (``hard`` only;
     default :func:`observe`) deals the hidden cards of each of its samples."""
@@ -542,7 +548,7 @@ def choose(level: str, state: State, seat: int, legal: list[dict], rng: random.R
             pick = decktet.POLICIES[level](state, seat, moves, rng)
         return pick.to_json()
     if level == "hard":
-        pick = _hard(state, seat, moves, rng, budget_ms, sampler)
+        pick = _hard(state, seat, moves, rng, budget_ms, sampler, max_samples)
     elif level in POLICIES:
         pick = POLICIES[level](state, seat, moves, rng)
     else:

@@ -42,21 +42,24 @@ def play_game(ruleset: str, options: dict, levels: list[str], seed: str, rng: ra
     """Play one game with ``levels[seat]`` in each seat; returns (the winning seats,
     several for a shared win, or None if abandoned; actions applied; bot actions
     refused by the engine)."""
-    state = new_game(ruleset, options, len(levels), seed)
+    dealt: list[dict] = []
+    state = new_game(ruleset, options, len(levels), seed, events=dealt)
+    log = bots.RoundLog(dealt)  # what the server's hard bots read from the moves
     seats = list(range(len(levels)))
     actions = refused = 0
     while state.status == ACTIVE and actions < MAX_ACTIONS:
         actor = state.actor()
         for seat in bots.acting_order(actor, seats, rng):
-            action = bots.decide(levels[seat], state, seat, random.Random(rng.random()), budget_ms=budget_ms)
+            action = bots.decide(levels[seat], state, seat, random.Random(rng.random()), budget_ms=budget_ms,
+                                 history=log.shown_to(seat) if levels[seat] == "hard" else None)
             if action is not None:
                 try:
-                    apply(state, seat, action)
+                    log.add(apply(state, seat, action))
                     break
                 except EngineError:
                     refused += 1
             if seat == actor:  # what the server does for a bot that fails: the timer acts
-                apply(state, seat, TIMEOUT, system=True)
+                log.add(apply(state, seat, TIMEOUT, system=True))
                 break
         actions += 1
     return (state.winners if state.status != ACTIVE else None), actions, refused
