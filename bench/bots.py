@@ -20,14 +20,13 @@ Parts (``--part``, default ``all``):
     the last reshuffle; every unseen card dealt at random from the rest of the
     108-card deck: a determinization), asks ``games.bots.choose`` among our legal
     actions that map onto RLCard's legal actions, and maps the answer back to an
-    RLCard action.  With ``--infer`` (the default) the adapter also follows the
-    opponent's public actions (:class:`OpponentModel`: a draw proves it held nothing
-    playable, a Wild Draw Four that it held nothing else playable) and ``hard``
-    deals the opponent's hidden cards under those constraints
-    (``games.bots.sampling``), weighting each world by how likely the opponent's
-    last play was from that hand (:meth:`OpponentModel.likelihood`);
-    ``--no-infer`` deals them uniformly.  Both seat
-    orders are played equally (RLCard's player 0 starts).  Win rates come with a 95% Wilson interval.
+    RLCard action.  With ``--infer`` (the default) the adapter also translates
+    RLCard's public record of the game into our engine's events (:class:`RLHistory`:
+    the cards played, the draws, the counts; it adds nothing RLCard's rules would
+    prove) and ``hard`` deals its worlds from them exactly as it does on the server
+    (``games.bots.Beliefs``, fed the round's events the seat was shown);
+    ``--no-infer`` deals them uniformly.  Both seat orders are played equally
+    (RLCard's player 0 starts).  Win rates come with a 95% Wilson interval.
     ``--reveal-opponent`` is a diagnostic, not a fair game: the adapter shows
     ``hard`` the opponent's real hand (only the draw pile stays hidden), which
     measures how much of the gap to a perfect player is hidden information.
@@ -76,18 +75,15 @@ import statistics
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.bots import choose, decide  # noqa: E402
-from games.bots.sampling import constrained_sampler  # noqa: E402
+from games.bots import Beliefs, RoundLog, choose, decide  # noqa: E402
 from games.bots.policies import HARD_BUDGET_MS, LEVELS  # noqa: E402
 from games.bots import policies  # noqa: E402
 from games.engine import (  # noqa: E402
-    GAME_OVER, PLAY, PRESETS, InvalidOptions, State, apply, get_deck, legal_actions, make_config, new_game, observe,
-    redeal_hidden,
+    GAME_OVER, PLAY, PRESETS, InvalidOptions, State, apply, get_deck, legal_actions, make_config, new_game, redeal_hidden,
 )
 
 DECK = get_deck("standard_108")
@@ -104,7 +100,7 @@ RL_TRAITS = {
 OUR_TRAITS = {v: k for k, v in RL_TRAITS.items()}
 WILDS = ("wild", "wild_draw_four")
 #: our engine's rules made as close to RLCard's as the options allow
-ADAPTER_OPTIONS = {"rounds": 1, "two_player_replay": False}
+ADAPTER_OPTIONS = {"rounds": 1, "two_player_replay": False, "wild_draw_four": "bluff"}
 ADAPTER_CONFIG = make_config("standard", ADAPTER_OPTIONS, 2, "adapter")
 #: ids of our deck per (colour, rank); colour None for wilds
 IDS_BY_TYPE: dict[tuple[str | None, str], list[int]] = {}
@@ -290,95 +286,68 @@ def closest(rl_legal: list[str], wanted: str | None, rng: random.Random) -> str:
     return rng.choice(rl_legal)
 
 
-NO_CONSTRAINT = (frozenset(), frozenset())
+class RLHistory:
+    """RLCard's public record of one game as our engine's events, for the product's
+    inference (``games.bots.Beliefs``, which ``hard`` deals its worlds from): a
+    translation only, of what RLCard shows a player.  Our bot is seat 0 of our engine,
+    the opponent seat 1.  Each RLCard step becomes what our engine would have said:
+    a card played (``play``, with the colour named), a draw (``draw``, reason
+    ``draw``) and, when RLCard played the drawn card at once (its rule), that card's
+    ``play``; a count that grew otherwise (a +2, a +4, the first card's effect) a
+    penalty ``draw``.  RLCard's own rules (a draw only without a playable card, a Wild
+    Draw Four only without another playable card, a drawn card kept only when it is no
+    wild and not of the colour in force) are not passed on: the beliefs weigh the
+    draw as our engine's players' draws are weighed, and the Wild Draw Four by the
+    adapter's rules (``wild_draw_four: bluff``, RLCard's rule)."""
 
+    def __init__(self) -> None:
+        self.log = RoundLog()
+        self.counts = [0, 0]
 
-class OpponentModel:
-    """What RLCard's rules prove about the opponent's hidden cards, from public
-    events only (its actions, the target, the card counts).
+    @staticmethod
+    def _card(kind: tuple[str | None, str]) -> dict:
+        return {"id": IDS_BY_TYPE[kind][0], "color": kind[0], "rank": kind[1]}
 
-    One constraint ``(excluded colours, excluded ranks)`` per card of its hand.  A
-    draw is legal only with nothing playable: every card it holds then is of
-    neither the colour in force nor the target's rank, and no wild; a drawn card it
-    keeps is neither a wild nor of the colour in force.  A Wild Draw Four is legal
-    only when nothing else is: the cards left are of neither the colour nor the
-    rank, and no plain wild.  When it plays a card we remove the most constrained
-    card that card fits (the constraints are nested, so what is left is still
-    implied whichever card it really was); cards it gets otherwise (penalties) are
-    unconstrained; a count we cannot explain resets everything.
+    def start(self, env, our_pid: int) -> None:
+        """The deal (after ``env.reset``): our hand, the first card, the counts."""
+        raw = env.get_state(our_pid)["raw_obs"]
+        hand = [self._card(rl_type(c)[0]) for c in raw["hand"]]
+        colour, rank = public_target(env)
+        first = (None if rank in WILDS else colour, rank)
+        self.counts = [7, 7]
+        events = [{"type": "round_started", "round": 1, "dealer": 1},
+                  {"type": "hand", "seat": 0, "cards": hand[:7], "to": [0]},  # (the deal: 7 each)
+                  {"type": "first_card", "card": self._card(first)}]
+        if rank in WILDS:
+            events.append({"type": "color_chosen", "seat": 1, "color": colour})
+        self.log = RoundLog(events)
+        self._penalties(raw["num_cards"], our_pid)
 
-    Its last play also weighs the worlds (:meth:`likelihood`): a player who plays
-    one of its playable cards at random would have made that play less often from a
-    hand with more choices, so a world is weighted by 1 / (the distinct playable
-    cards its hand, with the card played, held then).  That holds while the hand is
-    the one it played from: only until its count changes."""
+    def _penalties(self, num_cards: list[int], our_pid: int) -> None:
+        """A count grown beyond the events so far: a penalty draw."""
+        for seat, pid in ((0, our_pid), (1, 1 - our_pid)):
+            grown = num_cards[pid] - self.counts[seat]
+            if grown > 0:
+                self.log.add([{"type": "draw", "seat": seat, "count": grown, "reason": "penalty"}])
+            self.counts[seat] = num_cards[pid]
 
-    def __init__(self):
-        self.slots: list[tuple[frozenset, frozenset]] | None = None
-        #: (target (colour, rank) it played on, (colour, rank) played, its count after)
-        self.last_play: tuple[tuple[str, str], tuple[str | None, str], int] | None = None
-
-    def reset(self) -> None:
-        self.slots = None
-        self.last_play = None
-
-    def likelihood(self, hand: list[int]) -> float:
-        """How likely the opponent's last play was from ``hand`` (its cards now)."""
-        if self.last_play is None:
-            return 1.0
-        (colour, rank), played, _ = self.last_play
-        kinds = {(DECK.color[c], DECK.rank[c]) for c in hand}
-        kinds.add(played)
-        choices = sum(1 for c, r in kinds if c is None or c == colour or r == rank)
-        return 1.0 / max(1, choices)
-
-    def weigh(self, sampler: Callable) -> Callable[[State, int, random.Random], tuple[State, float]]:
-        """``sampler`` whose worlds come with :meth:`likelihood` of seat 1's hand."""
-        def weighted(state: State, seat: int, rng: random.Random) -> tuple[State, float]:
-            world = sampler(state, seat, rng)
-            return world, self.likelihood(world.hands[1])
-        return weighted
-
-    def _fits(self, slot, colour, rank) -> bool:
-        return colour not in slot[0] and rank not in slot[1]
-
-    def _add(self, colours, ranks) -> None:
-        self.slots = [(s[0] | colours, s[1] | ranks) for s in self.slots]
-
-    def opponent_acted(self, action: str, target: tuple[str, str], before: int, after: int) -> None:
-        """``target``: (our colour in force, our rank of the target) before the action;
-        ``before``/``after``: the opponent's card count around it."""
-        if self.slots is None or len(self.slots) != before:
-            self.slots = [NO_CONSTRAINT] * before
-        colour, rank = target
-        self.last_play = None if action == "draw" else (target, rl_type(action)[0], after)
+    def step(self, env, our_pid: int, actor_pid: int, action: str, counts_before: list[int]) -> None:
+        """After ``env.step(action)`` by RLCard player ``actor_pid``."""
+        seat = 0 if actor_pid == our_pid else 1
+        colour, rank = public_target(env)
+        num_cards = env.get_state(our_pid)["raw_obs"]["num_cards"]
         if action == "draw":
-            self._add(frozenset({colour}), frozenset({rank, *WILDS}))
-            if after == before + 1:
-                self.slots.append((frozenset({colour}), frozenset(WILDS)))
+            self.log.add([{"type": "draw", "seat": seat, "count": 1, "reason": "draw"}])
+            self.counts[seat] += 1
+            if num_cards[actor_pid] == counts_before[actor_pid]:  # RLCard played the drawn card
+                kind = (None if rank in WILDS else colour, rank)
+                self.log.add([{"type": "play", "seat": seat, "card": self._card(kind), "color": colour}])
+                self.counts[seat] -= 1
         else:
-            (c, r), _ = rl_type(action)
-            fits = [i for i, s in enumerate(self.slots) if self._fits(s, c, r)]
-            i = max(fits, key=lambda i: len(self.slots[i][0]) + len(self.slots[i][1])) if fits else None
-            if i is None:
-                self.slots = [NO_CONSTRAINT] * before
-                i = 0
-            if self.slots:
-                self.slots.pop(i)
-            if r == "wild_draw_four":
-                self._add(frozenset({colour}), frozenset({rank, "wild"} if rank not in WILDS else {"wild"}))
-        self.sync(after)
-
-    def sync(self, count: int) -> None:
-        """Our own actions can only add (unconstrained) cards to the opponent's hand."""
-        if self.last_play is not None and count != self.last_play[2]:
-            self.last_play = None  # it drew: its hand is no longer the one it played from
-        if self.slots is None:
-            self.slots = [NO_CONSTRAINT] * count
-        elif len(self.slots) < count:
-            self.slots.extend([NO_CONSTRAINT] * (count - len(self.slots)))
-        elif len(self.slots) > count:
-            self.slots = [NO_CONSTRAINT] * count
+            kind, named = rl_type(action)
+            self.log.add([{"type": "play", "seat": seat, "card": self._card(kind), "color": named}])
+            self.counts[seat] -= 1
+        self._penalties(num_cards, our_pid)
 
 
 def public_target(env) -> tuple[str, str]:
@@ -399,7 +368,7 @@ class OurAgent:
         self.budget_ms = budget_ms
         self.det = Determinizer(self.rng)
         self.infer = infer
-        self.model = OpponentModel()
+        self.history = RLHistory()
         self.decisions = 0
         self.choices = 0  # decisions with more than one legal action (the bot was asked)
         self.seconds = 0.0
@@ -411,7 +380,7 @@ class OurAgent:
 
     def reseed(self, seed: int) -> None:
         self.rng.seed(seed)
-        self.model.reset()
+        self.history = RLHistory()
 
     def step(self, state: dict) -> str:
         return self.eval_step(state)[0]
@@ -428,11 +397,8 @@ class OurAgent:
             picked = None
             if options:
                 sampler = None
-                slots = self.model.slots
-                if self.infer and slots is not None and len(slots) == len(ours.hands[1]):
-                    sampler = constrained_sampler({1: list(slots)})
-                if self.infer and self.model.last_play is not None:
-                    sampler = self.model.weigh(sampler or observe)
+                if self.infer:  # what the product's hard infers from the game's events
+                    sampler = Beliefs(ours, 0).feed(self.history.log.shown_to(0)).deal
                 if self.reveal_env is not None:
                     opponent = self.reveal_env.game.players[1 - raw["current_player"]].hand
                     if reveal_opponent(ours, [c.str for c in opponent]):
@@ -505,19 +471,16 @@ def _rl_chunk(args: tuple) -> dict:
         try:
             state, pid = env.reset()
             n = 0
-            model = getattr(ours, "model", None)
+            history = getattr(ours, "history", None)
+            if history is not None:
+                history.start(env, our_pid)
             while not env.is_over() and n < RL_STEP_CAP:
                 action, _ = agents[pid].eval_step(state)
-                actor, target = pid, public_target(env)
-                before = state["raw_obs"]["num_cards"][1 - our_pid]
+                actor, counts = pid, list(state["raw_obs"]["num_cards"])
                 state, pid = env.step(action, agents[pid].use_raw)
                 n += 1
-                if model is not None:  # public events only: the action, the target, the counts
-                    after = state["raw_obs"]["num_cards"][1 - our_pid]
-                    if actor != our_pid:
-                        model.opponent_acted(action, target, before, after)
-                    else:
-                        model.sync(after)
+                if history is not None:  # public events only: the action, the target, the counts
+                    history.step(env, our_pid, actor, action, counts)
             steps += n
         except (IndexError, ValueError):  # RLCard fails when both piles are empty
             unfinished += 1
@@ -609,7 +572,9 @@ def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None
     ``timer`` (seat -> list) collects that seat's decision times (>1 legal action);
     ``searches`` the simulations (samples x candidates) of each of its ``hard``
     searches (decisions with more than one candidate)."""
-    state = new_game(preset, {"rounds": 1} if options is None else options, len(levels), seed)
+    dealt: list[dict] = []
+    state = new_game(preset, {"rounds": 1} if options is None else options, len(levels), seed, events=dealt)
+    log = RoundLog(dealt)  # the round's events, as the server gives them to its hard bots
     rng = random.Random(seed)
     for _ in range(ENGINE_ACTION_CAP):
         if state.phase == GAME_OVER:
@@ -623,7 +588,8 @@ def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None
                 continue
             policies.LAST_SEARCH.update(samples=0, candidates=0, simulations=0)
             t0 = time.perf_counter()
-            action = decide(levels[seat], state, seat, rng, budget_ms=budget_ms)
+            action = decide(levels[seat], state, seat, rng, budget_ms=budget_ms,
+                            history=log.shown_to(seat) if levels[seat] == "hard" else None)
             dt = time.perf_counter() - t0
             if timer is not None and seat in timer and seat == actor and len(legal) > 1:
                 timer[seat].append(dt)
@@ -634,7 +600,7 @@ def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None
                     action = legal[0]
                 else:
                     continue
-            apply(state, seat, action)
+            log.add(apply(state, seat, action))
             acted = True
             break
         if not acted:
