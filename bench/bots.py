@@ -31,16 +31,14 @@ Parts (``--part``, default ``all``):
     ``hard`` the opponent's real hand (only the draw pile stays hidden), which
     measures how much of the gap to a perfect player is hidden information.
 ``roundrobin``
-    Our four levels against each other in our own engine: heads-up ``standard``
-    games of one round (``{"rounds": 1}``), N games per pairing, seats
-    alternated; every seat also gets its out-of-turn chances (catching UNO).
-    Then, for every preset of ``--presets`` (default: every preset of the
-    catalogue, ``engine.PRESETS``), N games of ``hard`` against ``normal``: heads-up
-    where the preset allows two players (else its least seat count, the levels
-    alternating round the table), one round where the preset takes ``rounds``,
-    seats rotated; each level's win rate (a win shared by both levels, Decktet-Uno's
-    equal top scores, counts for neither: column ``shared``).  (The full table is ``standard``'s only,
-    and only when ``standard`` is among ``--presets``.)
+    Our four levels against each other in our own engine, in every preset of
+    ``--presets`` (default: every preset of the catalogue, ``engine.PRESETS``): N
+    games per pairing, heads-up where the preset allows two players (else its least
+    seat count, the levels alternating round the table), one round where the preset
+    takes ``rounds``, seats rotated; every seat also gets its out-of-turn chances
+    (catching UNO, jumping in, buzzing).  A cell is the games the row level won alone
+    (a win shared by both levels, Decktet-Uno's equal top scores, counts for neither).
+    ``hard`` gets the round's events its seat was shown, as on the server.
 ``timing``
     Decision time of each level (``games.bots.decide``: observation + choice),
     median and p99, over in-turn decisions with more than one legal action,
@@ -53,8 +51,9 @@ a drawn card is played at once when it is a wild (random colour, without its
 +4 effect) or of the target's colour, otherwise it is kept and the turn passes;
 Reverse with two players just passes the turn; Skip / Draw Two / Wild Draw Four
 give the player another turn.  The adapter's engine options are
-``{"rounds": 1, "two_player_replay": False}`` (so Reverse passes the turn, as in
-RLCard); since our bots decide only among RLCard's legal actions and a play of
+``{"rounds": 1, "two_player_replay": False, "wild_draw_four": "bluff"}`` (so
+Reverse passes the turn, as in RLCard, and a Wild Draw Four played while anything else
+was playable is a bluff: what RLCard forbids); since our bots decide only among RLCard's legal actions and a play of
 the next-to-last card is always made with ``"uno": true``, the remaining
 differences only affect what our ``hard`` bot's rollouts assume about the future
 (the draw rule and the challenge).
@@ -292,13 +291,17 @@ class RLHistory:
     translation only, of what RLCard shows a player.  Our bot is seat 0 of our engine,
     the opponent seat 1.  Each RLCard step becomes what our engine would have said:
     a card played (``play``, with the colour named), a draw (``draw``, reason
-    ``draw``) and, when RLCard played the drawn card at once (its rule), that card's
-    ``play``; a count that grew otherwise (a +2, a +4, the first card's effect) a
-    penalty ``draw``.  RLCard's own rules (a draw only without a playable card, a Wild
-    Draw Four only without another playable card, a drawn card kept only when it is no
-    wild and not of the colour in force) are not passed on: the beliefs weigh the
-    draw as our engine's players' draws are weighed, and the Wild Draw Four by the
-    adapter's rules (``wild_draw_four: bluff``, RLCard's rule)."""
+    ``draw``) and then, when RLCard played the drawn card at once (its rule), that
+    card's ``play``, else the turn passing by itself (``pass`` with ``auto``, as our
+    engine passes when nothing drawn is playable); a count that grew otherwise (a +2,
+    a +4, the first card's effect) a penalty ``draw``.  RLCard's own rules are not
+    passed on: a draw only without a playable card (the beliefs weigh a draw as our
+    engine's players' draws are weighed: likely nothing playable), a Wild Draw Four
+    only without another playable card (weighed by the adapter's rules,
+    ``wild_draw_four: bluff``), a drawn card kept only when it is no wild and not of
+    the colour in force (RLCard keeps one of the target's rank in another colour, which
+    our engine would let the player play: that automatic pass says a little more than
+    RLCard does, about one kept card in thirteen)."""
 
     def __init__(self) -> None:
         self.log = RoundLog()
@@ -343,6 +346,8 @@ class RLHistory:
                 kind = (None if rank in WILDS else colour, rank)
                 self.log.add([{"type": "play", "seat": seat, "card": self._card(kind), "color": colour}])
                 self.counts[seat] -= 1
+            else:  # RLCard kept the card and passed the turn by itself: our engine's automatic pass
+                self.log.add([{"type": "pass", "seat": seat, "auto": True}])
         else:
             kind, named = rl_type(action)
             self.log.add([{"type": "play", "seat": seat, "card": self._card(kind), "color": named}])
@@ -609,18 +614,22 @@ def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None
 
 
 def _rr_chunk(args: tuple) -> dict:
-    a, b, start, stop, base_seed, budget_ms = args
-    wins_a = games = 0
+    """Games [start, stop) of level ``a`` against level ``b`` in ``preset``: seat s is
+    played by ``(a, b)[(s + i) % 2]`` in game i (seats rotated); a win is a game only
+    ``a``'s seats won."""
+    a, b, preset, options, seats, start, stop, base_seed, budget_ms = args
+    wins = Counter()
+    games = 0
     for i in range(start, stop):
-        seed = game_seed(base_seed, i)
-        seat_a = i % 2
-        levels = (a, b) if seat_a == 0 else (b, a)
-        winners = play_engine_game(levels, seed, budget_ms)
+        levels = tuple((a, b)[(s + i) % 2] for s in range(seats))
+        winners = play_engine_game(levels, game_seed(base_seed, i), budget_ms, preset=preset, options=options)
         if winners is None:
             continue
         games += 1
-        wins_a += int(winners == [seat_a])
-    return {"pair": (a, b), "games": games, "wins": wins_a, "abandoned": (stop - start) - games}
+        won = {levels[s] for s in winners}
+        if len(won) == 1:
+            wins[won.pop()] += 1
+    return {"pair": (a, b), "games": games, "wins": wins[a], "wins_b": wins[b], "abandoned": (stop - start) - games}
 
 
 def preset_table(preset: str) -> tuple[dict, int] | None:
@@ -643,61 +652,6 @@ def preset_table(preset: str) -> tuple[dict, int] | None:
     return None
 
 
-def _preset_chunk(args: tuple) -> dict:
-    """Games [start, stop) of hard against normal in ``preset``: seat s is played by
-    ``("hard", "normal")[(s + i) % 2]`` in game i (seats rotated)."""
-    preset, options, seats, start, stop, base_seed, budget_ms = args
-    wins: Counter = Counter()
-    games = 0
-    for i in range(start, stop):
-        levels = tuple(("hard", "normal")[(s + i) % 2] for s in range(seats))
-        winners = play_engine_game(levels, game_seed(base_seed, i), budget_ms, preset=preset, options=options)
-        if winners is None:
-            continue
-        games += 1
-        won = {levels[s] for s in winners}
-        wins["shared" if len(won) > 1 else won.pop()] += 1  # a shared win (Decktet-Uno): neither level's
-    return {"preset": preset, "games": games, "hard": wins["hard"], "normal": wins["normal"],
-            "shared": wins["shared"], "abandoned": (stop - start) - games}
-
-
-def part_presets(args, pool, presets: list[str]) -> None:
-    n = args.rr_games if args.rr_games is not None else min(args.games, 500)
-    budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
-    print(f"== Part 2b: hard vs normal in every preset ({n} games per preset, one round where the preset takes "
-          f"rounds, heads-up where it allows two players, seats rotated, hard budget {budget:g} ms, "
-          f"{args.procs} procs, seed {args.seed})")
-    tables = {}
-    for preset in presets:
-        table = preset_table(preset)
-        if table is None:
-            print(f"   {preset}: skipped (no seat count its options take)")
-        else:
-            tables[preset] = table
-    size = max(1, min(25, n // (2 * max(1, args.procs)) or 1))
-    jobs = [(preset, options, seats, s, e, args.seed, budget)
-            for preset, (options, seats) in tables.items() for s, e in _chunks(n, size)]
-    t0 = time.perf_counter()
-    parts = list(pool.imap_unordered(_preset_chunk, jobs)) if pool else [_preset_chunk(j) for j in jobs]
-    res = {preset: Counter() for preset in tables}
-    for p in parts:
-        res[p["preset"]].update({k: p[k] for k in ("games", "hard", "normal", "shared", "abandoned")})
-    print(f"   done in {time.perf_counter() - t0:.1f} s; win rate of each level, 95% CI half-width (Wilson)")
-    print()
-    head = (f"{'preset':<16}{'seats':>6}{'options':>16}{'games':>7}{'hard':>16}{'normal':>16}{'shared':>8}"
-            f"{'abandoned':>11}")
-    print(head)
-    print("-" * len(head))
-    for preset, (options, seats) in tables.items():
-        r = res[preset]
-        print(f"{preset:<16}{seats:>6}{json.dumps(options):>16}{r['games']:>7}"
-              + "".join(_rate(r[level], r["games"]) for level in ("hard", "normal"))
-              + f"{r['shared']:>8}{r['abandoned']:>11}")
-    print("   shared: games whose equal top scores both levels share (Decktet-Uno); each level's rate counts "
-          "its wins alone")
-    print()
-
-
 def _rate(wins: int, games: int, width: int = 16) -> str:
     if not games:
         return f"{'n/a':>{width}}"
@@ -706,32 +660,39 @@ def _rate(wins: int, games: int, width: int = 16) -> str:
 
 
 def part_roundrobin(args, pool) -> None:
-    presets = list(PRESETS) if args.presets is None else args.presets
-    if "standard" in presets:
-        part_roundrobin_standard(args, pool)
-    part_presets(args, pool, presets)
+    for preset in list(PRESETS) if args.presets is None else args.presets:
+        part_levels(args, pool, preset)
 
 
-def part_roundrobin_standard(args, pool) -> None:
+def part_levels(args, pool, preset: str) -> None:
+    """The four levels against each other in ``preset`` (heads-up where it allows two
+    players, one round where it takes rounds: ``preset_table``)."""
     n = args.rr_games if args.rr_games is not None else min(args.games, 500)
     budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
-    print(f"== Part 2: round robin in our engine (standard, heads-up, {{'rounds': 1}}, {n} games per "
-          f"pairing, seats alternated, hard budget {budget:g} ms, {args.procs} procs, seed {args.seed})")
+    table = preset_table(preset)
+    if table is None:
+        print(f"== {preset}: skipped (no seat count its options take)")
+        return
+    options, seats = table
+    print(f"== Part 2: round robin in our engine ({preset}, {seats} seats, options {json.dumps(options)}, {n} games "
+          f"per pairing, seats rotated, hard budget {budget:g} ms, {args.procs} procs, seed {args.seed})")
     pairs = [(LEVELS[i], LEVELS[j]) for i in range(len(LEVELS)) for j in range(i + 1, len(LEVELS))]
     size = max(1, min(25, n // (2 * max(1, args.procs)) or 1))
-    jobs = [(a, b, s, e, args.seed, budget) for a, b in pairs for s, e in _chunks(n, size)]
+    jobs = [(a, b, preset, options, seats, s, e, args.seed, budget) for a, b in pairs for s, e in _chunks(n, size)]
     t0 = time.perf_counter()
     parts = list(pool.imap_unordered(_rr_chunk, jobs)) if pool else [_rr_chunk(j) for j in jobs]
-    res: dict[tuple[str, str], list[int]] = {}
+    res: dict[tuple[str, str], list[int]] = {}  # (a, b) -> [a's wins, b's wins, games]
     abandoned = 0
     for p in parts:
-        r = res.setdefault(p["pair"], [0, 0])
+        r = res.setdefault(p["pair"], [0, 0, 0])
         r[0] += p["wins"]
-        r[1] += p["games"]
+        r[1] += p["wins_b"]
+        r[2] += p["games"]
         abandoned += p["abandoned"]
     print(f"   done in {time.perf_counter() - t0:.1f} s; {abandoned} game(s) abandoned at "
           f"{ENGINE_ACTION_CAP} actions")
-    print("   cell: win rate of the row level against the column level, 95% CI half-width (Wilson)")
+    print("   cell: games the row level won against the column level (a shared win counts for neither), "
+          "95% CI half-width (Wilson)")
     print()
     width = 18
     print(f"{'row vs col':<10}" + "".join(f"{lv:>{width}}" for lv in LEVELS))
@@ -742,12 +703,10 @@ def part_roundrobin_standard(args, pool) -> None:
                 cells.append(f"{'-':>{width}}")
                 continue
             if (r, c) in res:
-                w, g = res[(r, c)]
+                w, _, g = res[(r, c)]
             else:
-                w2, g = res[(c, r)]
-                w = g - w2
-            lo, hi = wilson(w, g)
-            cells.append(f"{f'{w / g:.1%} ±{(hi - lo) / 2:.1%}' if g else 'n/a':>{width}}")
+                _, w, g = res[(c, r)]
+            cells.append(f"{_rate(w, g, width) if g else 'n/a':>{width}}")
         print(f"{r:<10}" + "".join(cells))
     print()
 

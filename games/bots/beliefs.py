@@ -8,7 +8,7 @@ private ones, in order) and keeps, for every other seat, what its hand is made o
   given away by a swap or a rotation; a hand shown to it after a challenge);
 - ``slots``: one per other card, the cards that card cannot be (an *exclusion*, a
   frozenset of card ids, empty when nothing is known);
-- ``last``: how the seat's last play weighs each possible hand (see below).
+- ``plays``: its plays since it last drew, which weigh each possible hand (below).
 
 What the events prove or make likely:
 
@@ -22,9 +22,11 @@ What the events prove or make likely:
   playable) unless a challenge found it guilty; a challenge that found it innocent makes
   it a fact.  ``free`` proves nothing;
 - a play: a player picking among its playable cards would have made this play less often
-  from a hand with more choices, so each sampled world is weighed by 1 / (the distinct
-  playable kinds its hand held then, the played card included), while the hand is the one
-  it played from (its count unchanged, no hand moved since).
+  from a hand with more choices, so each sampled world is weighed, for every play since
+  the player last drew (or its hand moved), by 1 / (the distinct playable kinds its hand
+  held then: the hand it holds in that world and the cards it played after, the played
+  card included); a wild's colour by how likely a player with that hand names it (most
+  name a colour they hold most of).
 
 A played card is taken out of ``known`` or, if it was not known, out of the most
 constrained slot it fits (constraints learned from draws are nested, so what is left is
@@ -52,6 +54,8 @@ from dataclasses import dataclass, field
 from games.engine import State, build_rules, redeal_hidden, visible_events
 
 NONE: frozenset[int] = frozenset()
+#: the share of wilds whose colour is named without regard to the hand (:meth:`Beliefs.weight`)
+RANDOM_COLOUR = 0.25
 
 
 class RoundLog:
@@ -78,8 +82,12 @@ class HandBelief:
 
     known: list[int] = field(default_factory=list)
     slots: list[frozenset[int]] = field(default_factory=list)
-    #: (the cards playable when it played, the kind it played, its count after)
-    last: tuple[frozenset[int], tuple, int] | None = None
+    #: its plays since it last drew or its hand moved, each (the cards playable then,
+    #: the kind it played, the colour it named: a wild's, else None); with its count
+    #: after the last of them (the hand they were played from is the one it holds, with
+    #: the cards played since)
+    plays: list[tuple[frozenset[int], tuple, str | None]] = field(default_factory=list)
+    count_after: int = -1
 
     @property
     def count(self) -> int:
@@ -113,6 +121,9 @@ class Beliefs:
         self.hands = [HandBelief() for _ in range(state.seats)]
         deck = self.rules.deck
         self.kind = [(deck.color[c], deck.rank[c]) for c in range(len(deck))]
+        self._first_of: dict[tuple, int] = {}  # a card of each kind (playability is the kind's)
+        for c in reversed(range(len(deck))):
+            self._first_of[self.kind[c]] = c
         self.color: str | None = None  # the colour in force
         self.top: str | None = None  # the rank on top of the discard pile
         #: a turn's draw awaiting its end: (seat, the cards playable then, slots drawn)
@@ -187,7 +198,7 @@ class Beliefs:
             else:
                 self.drawing = (s, ok, self.drawing[2] + count)
         hand.slots.extend([NONE] * count)
-        hand.last = None
+        hand.plays = []
         self._wd4_answered()
 
     def _on_pass(self, e: dict) -> None:
@@ -213,7 +224,11 @@ class Beliefs:
         self.top, self.color = e["card"]["rank"], e.get("color")
         if s == self.seat:
             return
-        hand.last = (ok, self.kind[card], hand.count) if card in ok else None
+        if card in ok:
+            hand.plays.append((ok, self.kind[card], e.get("color") if self.kind[card][0] is None else None))
+            hand.count_after = hand.count
+        else:  # (a card the rule did not admit on the top: a jump-in's, a sequence's, a misplay)
+            hand.plays = []
         if self.kind[card][1] == "wild_draw_four" and self.wd4_mode is not None and ok:
             before = list(hand.slots)
             if self.wd4_mode == "guilty":  # official: it held none of the colour in force
@@ -235,7 +250,7 @@ class Beliefs:
         a, b = e["seat"], e["target_seat"]
         self.hands[a], self.hands[b] = self.hands[b], self.hands[a]
         for s in (a, b):
-            self.hands[s].last = None
+            self.hands[s].plays = []
 
     def _on_hands_rotated(self, e: dict) -> None:
         toward = 1 if e["direction"] == "clockwise" else -1
@@ -246,7 +261,7 @@ class Beliefs:
             moved[s] = self.hands[active[(k - toward) % m]]
         self.hands = moved
         for h in self.hands:
-            h.last = None
+            h.plays = []
 
     def _on_hands_shuffled(self, e: dict) -> None:
         n = len(self.hands)
@@ -311,14 +326,39 @@ class Beliefs:
         return redeal_hidden(obs, seat, rng), self.weight(obs)
 
     def weight(self, world: State) -> float:
-        """How likely the others' last plays were from their hands in ``world``."""
+        """How likely the others' plays since they last drew were from their hands in
+        ``world`` (each from the hand it holds plus the cards it played after)."""
         w = 1.0
         for s, belief in enumerate(self.hands):
-            last = belief.last
-            if s == self.seat or last is None or s >= len(world.hands) or len(world.hands[s]) != last[2]:
+            plays = belief.plays
+            if s == self.seat or not plays or s >= len(world.hands) or len(world.hands[s]) != belief.count_after:
                 continue
-            ok, played, _ = last
-            kinds = {self.kind[c] for c in world.hands[s] if c in ok}
-            kinds.add(played)
-            w /= len(kinds)
+            hand = world.hands[s]
+            later: list[tuple] = []  # the kinds it played after the play weighed
+            for ok, played, named in reversed(plays):
+                kinds = {self.kind[c] for c in hand if c in ok}
+                kinds.update(k for k in later if self._admits(ok, k))
+                kinds.add(played)
+                w /= len(kinds)
+                if named is not None:
+                    w *= self._named_likelihood([self.kind[c] for c in hand] + later, named)
+                later.append(played)
         return w
+
+    def _admits(self, ok: frozenset[int], kind: tuple) -> bool:
+        return self._first_of[kind] in ok
+
+    def _named_likelihood(self, kinds: list[tuple], named: str) -> float:
+        """How likely a player holding cards of ``kinds`` names ``named`` for its wild:
+        most name a colour they hold most of (a tie: one of those), the others any
+        colour (``RANDOM_COLOUR``).  A hand of no coloured card says nothing."""
+        counts: dict[str, int] = {}
+        for colour, _ in kinds:
+            if colour is not None:
+                counts[colour] = counts.get(colour, 0) + 1
+        if not counts:
+            return 1.0
+        most = max(counts.values())
+        tops = sum(1 for n in counts.values() if n == most)
+        chance = RANDOM_COLOUR / 4
+        return chance + ((1 - RANDOM_COLOUR) / tops if counts.get(named, 0) == most else 0.0)

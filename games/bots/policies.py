@@ -57,7 +57,9 @@ from . import decktet
 LEVELS = ("random", "easy", "normal", "hard")
 HARD_BUDGET_MS = 60.0
 HARD_MAX_ROLLOUTS = 20_000  # a bound for very large budgets; the time budget is what stops a search
-HARD_ROLLOUT_DEPTH = 12
+#: actions per rollout before the hand sizes judge it (against RLCard's rule agent, 2000
+#: games each, in-product inference: 12 won 58.7%, 24 60.5% and 60.7%, 48 59.6%)
+HARD_ROLLOUT_DEPTH = 24
 #: the last search of ``hard`` in this process: samples, candidates, simulations (benchmarks read it)
 LAST_SEARCH: dict[str, int] = {"samples": 0, "candidates": 0, "simulations": 0}
 

@@ -201,6 +201,39 @@ def test_the_last_play_weighs_the_worlds_by_the_choices_its_hand_had():
     assert Beliefs(state, 0).feed(log.shown_to(0)).weight(world) == 1.0
 
 
+def test_every_play_since_the_last_draw_weighs_the_worlds_with_the_cards_played_after_it():
+    state = arrange(hands=[["blue 1", "blue 2", "green 1", "red 9"], ["red 5", "red 7", "green 6", "yellow 8"]],
+                    top="red 3", current=1)
+    log = RoundLog(deal_events(state))
+    log.add(apply(state, 1, {"type": "play", "card": card(state, 1, "red 5")}))
+    log.add(apply(state, 0, {"type": "play", "card": card(state, 0, "red 9")}))
+    log.add(apply(state, 1, {"type": "play", "card": card(state, 1, "red 7")}))
+    beliefs = Beliefs(state, 0).feed(log.shown_to(0))
+    world = state.copy()
+    world.hands[1] = [ids_named("green 6")[0], ids_named("yellow 8")[0]]
+    # red 7 on the red 9: its only choice; red 5 on the red 3: red 5 or the red 7 it still held
+    assert beliefs.weight(world) == pytest.approx(1 / 2)
+    world.hands[1] = [ids_named("red 1")[0], ids_named("wild")[0]]
+    # red 7 among red 1, wild, red 7; red 5 among red 1, wild, red 7, red 5
+    assert beliefs.weight(world) == pytest.approx(1 / 3 * 1 / 4)
+
+
+def test_a_wilds_colour_weighs_the_hands_that_hold_most_of_it_more():
+    state = arrange(hands=[["blue 1", "blue 2", "green 1"], ["wild", "green 6", "yellow 8"]], top="red 3", current=1)
+    log = RoundLog(deal_events(state))
+    log.add(apply(state, 1, {"type": "play", "card": card(state, 1, "wild"), "color": "green"}))
+    beliefs = Beliefs(state, 0).feed(log.shown_to(0))
+    world = state.copy()
+    greens = [ids_named("green 6")[0], ids_named("green 8")[0]]
+    world.hands[1] = greens
+    most = beliefs.weight(world)
+    world.hands[1] = [ids_named("yellow 6")[0], ids_named("yellow 8")[0]]
+    other = beliefs.weight(world)
+    world.hands[1] = [ids_named("yellow 6")[0], greens[0]]
+    tie = beliefs.weight(world)
+    assert most > tie > other > 0
+
+
 def redealt(state, seat: int, beliefs: Beliefs, rng: random.Random):
     """``state`` with every card ``seat`` cannot see dealt again at random (counts kept,
     the cards the seat has seen go into a hand kept there): another real state the
