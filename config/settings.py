@@ -264,6 +264,8 @@ else:
     for _folder in [*_BROKER_FOLDERS.values(), _RESULTS_DIR]:
         _folder.mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://localhost//"
+    # kombu's filesystem transport, each message written whole (config/broker.py)
+    CELERY_BROKER_TRANSPORT = "config.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         **{key: str(path) for key, path in _BROKER_FOLDERS.items()},
         "store_processed": False,
