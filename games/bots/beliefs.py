@@ -51,7 +51,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from games.engine import State, build_rules, redeal_hidden, visible_events
+from games.engine import State, build_rules, redeal_hidden, unseen_cards, visible_events
 
 NONE: frozenset[int] = frozenset()
 #: the share of wilds whose colour is named without regard to the hand (:meth:`Beliefs.weight`)
@@ -83,10 +83,10 @@ class HandBelief:
     known: list[int] = field(default_factory=list)
     slots: list[frozenset[int]] = field(default_factory=list)
     #: its plays since it last drew or its hand moved, each (the cards playable then,
-    #: the kind it played, the colour it named: a wild's, else None); with its count
+    #: the card it played, the colour it named: a wild's, else None); with its count
     #: after the last of them (the hand they were played from is the one it holds, with
     #: the cards played since)
-    plays: list[tuple[frozenset[int], tuple, str | None]] = field(default_factory=list)
+    plays: list[tuple[frozenset[int], int, str | None]] = field(default_factory=list)
     count_after: int = -1
 
     @property
@@ -121,9 +121,6 @@ class Beliefs:
         self.hands = [HandBelief() for _ in range(state.seats)]
         deck = self.rules.deck
         self.kind = [(deck.color[c], deck.rank[c]) for c in range(len(deck))]
-        self._first_of: dict[tuple, int] = {}  # a card of each kind (playability is the kind's)
-        for c in reversed(range(len(deck))):
-            self._first_of[self.kind[c]] = c
         self.color: str | None = None  # the colour in force
         self.top: str | None = None  # the rank on top of the discard pile
         #: a turn's draw awaiting its end: (seat, the cards playable then, slots drawn)
@@ -199,7 +196,7 @@ class Beliefs:
                 self.drawing = (s, ok, self.drawing[2] + count)
         hand.slots.extend([NONE] * count)
         hand.plays = []
-        self._wd4_answered()
+        self.wd4 = None  # (a Wild Draw Four is answered by now)
 
     def _on_pass(self, e: dict) -> None:
         s = e["seat"]
@@ -218,14 +215,14 @@ class Beliefs:
         s, card = e["seat"], e["card"]["id"]
         ok, prev_color = self._playable(), self.color
         hand = self.hands[s]
-        self._wd4_answered()
+        self.wd4 = None  # (a Wild Draw Four is answered by now)
         hand.take_out(card)
         self.drawing = None
         self.top, self.color = e["card"]["rank"], e.get("color")
         if s == self.seat:
             return
         if card in ok:
-            hand.plays.append((ok, self.kind[card], e.get("color") if self.kind[card][0] is None else None))
+            hand.plays.append((ok, card, e.get("color") if self.kind[card][0] is None else None))
             hand.count_after = hand.count
         else:  # (a card the rule did not admit on the top: a jump-in's, a sequence's, a misplay)
             hand.plays = []
@@ -241,9 +238,6 @@ class Beliefs:
     def _on_challenge(self, e: dict) -> None:
         if self.wd4 is not None and e["guilty"] and self.wd4[0] == e["target_seat"]:
             self.hands[e["target_seat"]].slots = self.wd4[1]  # it held one: what it proved is void
-        self.wd4 = None
-
-    def _wd4_answered(self) -> None:
         self.wd4 = None
 
     def _on_hands_swapped(self, e: dict) -> None:
@@ -278,12 +272,7 @@ class Beliefs:
         """A world ``seat`` cannot tell from ``state`` (a determinization of its
         observation), dealt under these beliefs, and its weight (module doc)."""
         obs = state.copy()
-        unseen = list(obs.draw_pile)
-        for s, hand in enumerate(obs.hands):
-            if s != seat:
-                unseen.extend(hand)
-        hidden_aside = [a for a in obs.aside if a[0] != seat]
-        unseen.extend(a[1] for a in hidden_aside)
+        unseen, hidden_aside = unseen_cards(obs, seat)
         unseen.sort()  # (what the seat sees only: not where the hidden cards really are)
         pool = set(unseen)
         plan: dict[int, tuple[list[int], list[frozenset[int]]]] = {}
@@ -333,20 +322,15 @@ class Beliefs:
             plays = belief.plays
             if s == self.seat or not plays or s >= len(world.hands) or len(world.hands[s]) != belief.count_after:
                 continue
-            hand = world.hands[s]
-            later: list[tuple] = []  # the kinds it played after the play weighed
+            held = list(world.hands[s])  # what it held at each play: its hand, then the cards played after
             for ok, played, named in reversed(plays):
-                kinds = {self.kind[c] for c in hand if c in ok}
-                kinds.update(k for k in later if self._admits(ok, k))
-                kinds.add(played)
+                kinds = {self.kind[c] for c in held if c in ok}
+                kinds.add(self.kind[played])
                 w /= len(kinds)
                 if named is not None:
-                    w *= self._named_likelihood([self.kind[c] for c in hand] + later, named)
-                later.append(played)
+                    w *= self._named_likelihood([self.kind[c] for c in held], named)
+                held.append(played)
         return w
-
-    def _admits(self, ok: frozenset[int], kind: tuple) -> bool:
-        return self._first_of[kind] in ok
 
     def _named_likelihood(self, kinds: list[tuple], named: str) -> float:
         """How likely a player holding cards of ``kinds`` names ``named`` for its wild:

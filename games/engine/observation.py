@@ -30,16 +30,24 @@ def redeal_hidden(obs: State, seat: int, rng: random.Random) -> State:
     return obs
 
 
+def unseen_cards(state: State, seat: int) -> tuple[list[int], list[list[int]]]:
+    """The cards ``seat`` cannot see in ``state`` (the draw pile, the other hands, the
+    cards others set aside face down, in that order), and those set-aside ``[seat,
+    card]`` pairs (the state's own: a sampler deals into a copy)."""
+    unseen: list[int] = list(state.draw_pile)
+    for s, hand in enumerate(state.hands):
+        if s != seat:
+            unseen.extend(hand)
+    hidden_aside = [a for a in state.aside if a[0] != seat]
+    unseen.extend(a[1] for a in hidden_aside)
+    return unseen, hidden_aside
+
+
 def observe(state: State, seat: int, rng: random.Random) -> State:
     """A random state consistent with what ``seat`` sees of ``state``: the other hands,
     the draw pile and the cards others set aside face down dealt again."""
     obs = state.copy()
-    unseen: list[int] = list(obs.draw_pile)
-    for s, hand in enumerate(obs.hands):
-        if s != seat:
-            unseen.extend(hand)
-    hidden_aside = [a for a in obs.aside if a[0] != seat]
-    unseen.extend(a[1] for a in hidden_aside)
+    unseen, hidden_aside = unseen_cards(obs, seat)
     rng.shuffle(unseen)
     pos = 0
     for a in hidden_aside:  # (copies: ``State.copy`` copied each pair)
