@@ -364,10 +364,11 @@ def round_history(game: Game, round_no: int, seat: int) -> list[dict[str, Any]]:
     """The events of round ``round_no`` of ``game`` that ``seat`` was shown, in order,
     from its ``round_started`` on (what a ``hard`` bot infers the hidden hands from:
     ``games.bots.beliefs``).  The move that dealt a round is recorded with the round
-    before it, so the moves of both are read."""
+    before it, so the moves of both are read.  Only the moves up to ``game.version``
+    (the game as read): a move that commits in between would not be in that state."""
     log = RoundLog()
-    for events in Move.objects.filter(game=game, round__gte=round_no - 1).order_by("seq").values_list("events",
-                                                                                                       flat=True):
+    moves = Move.objects.filter(game=game, round__gte=round_no - 1, seq__lte=game.version)
+    for events in moves.order_by("seq").values_list("events", flat=True):
         log.add(events)
     return log.shown_to(seat)
 

@@ -123,3 +123,25 @@ def test_a_hard_bot_decides_from_the_events_of_the_round_it_was_shown(make_playe
     start = max(i for i, e in enumerate(everything) if e["type"] == "round_started")
     assert history == engine.visible_events(everything[start:], 1)
     assert Beliefs(state, 1).feed(history).hands[0].count == len(state.hands[0])
+
+
+def test_the_round_history_stops_at_the_version_the_game_was_read_at(make_player):
+    """A robot reads the game, then the round's moves, with no lock: a move that commits
+    in between is not part of the state it decides on, so its events are not read."""
+    from games import engine, selectors
+
+    player, _ = make_player("ines")
+    game = services.create_game(creator=player, ruleset="standard", max_players=2, bots=[{"level": "normal"}])
+    services.start_game(player=player, game_id=game.pk)
+    read = Game.objects.get(pk=game.pk)  # the game as the robot read it
+    state = engine.State.from_dict(read.state)
+    before = selectors.round_history(read, state.round, 1)
+    actor = state.actor()
+    legal = engine.legal_actions(state, actor)
+    if actor == 0:
+        services.act(game_id=game.pk, player=player, action=legal[0])
+    else:
+        assert robots.bot_step(game.pk, read.version)
+    assert Game.objects.get(pk=game.pk).version > read.version, "a move committed after the read"
+    assert selectors.round_history(read, state.round, 1) == before
+    assert len(selectors.round_history(Game.objects.get(pk=game.pk), state.round, 1)) > len(before)
