@@ -7,10 +7,11 @@ engine's public names.
 from games.engine import build_rules, legal_actions, observe
 
 from .beliefs import Beliefs, RoundLog
+from .decktet import DecktetBeliefs
 
 from .policies import LEVELS, choose, reaction_delay
 
-__all__ = ["LEVELS", "Beliefs", "RoundLog", "acting_order", "choose", "decide", "reaction_delay"]
+__all__ = ["LEVELS", "Beliefs", "DecktetBeliefs", "RoundLog", "acting_order", "choose", "decide", "reaction_delay"]
 
 
 def acting_order(actor, seats, rng) -> list:
@@ -27,13 +28,15 @@ def decide(level: str, state, seat: int, rng, budget_ms: float | None = None, hi
     """Observe ``state`` as ``seat`` and choose among its legal actions (None: pass on
     an out-of-turn chance).  ``history``: the events of the current round that ``seat``
     was shown, in order (``visible_events``); ``hard`` deals its worlds from what they
-    tell (:class:`~games.bots.beliefs.Beliefs`), else uniformly.  ``max_samples`` (a
+    tell (:class:`~games.bots.beliefs.Beliefs`; Decktet-Uno's:
+    :class:`~games.bots.decktet.DecktetBeliefs`), else uniformly.  ``max_samples`` (a
     test's): ``hard`` stops after that many worlds, not at its time budget."""
     legal = legal_actions(state, seat)
     if not legal:
         return None
     obs = observe(state, seat, rng)
     sampler = None
-    if level == "hard" and history is not None and build_rules(state.config).family.name == "uno":
-        sampler = Beliefs(obs, seat).feed(history).deal
+    if level == "hard" and history is not None:
+        beliefs = DecktetBeliefs if build_rules(state.config).family.name == "decktet" else Beliefs
+        sampler = beliefs(obs, seat).feed(history).deal
     return choose(level, obs, seat, legal, rng, budget_ms=budget_ms, sampler=sampler, max_samples=max_samples)

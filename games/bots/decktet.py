@@ -8,8 +8,9 @@ level is how far it looks past the points of the card it plays.
   has two or more (likely to share a suit with the next player's card), else plays
   a card face up for nothing.
 * ``hard``: determinized search over the engine with a time budget: every legal
-  action is tried in the same sampled worlds (the unseen cards dealt again:
-  :func:`~games.engine.observe`), followed by ``HORIZON`` turns of every seat
+  action is tried in the same sampled worlds (the unseen cards dealt again: from what
+  the round's events tell, :class:`DecktetBeliefs`, when the caller gives them, as the
+  server does; else uniformly, :func:`~games.engine.observe`), followed by ``HORIZON`` turns of every seat
   playing greedily, and valued by the points it gained less the mean the others
   gained; the best mean wins.  This sees what greedy play cannot: the card a play
   leaves on the pile is what the next player scores on (a three-suit card offers
@@ -25,6 +26,8 @@ import random
 import time
 
 from games.engine import DECKTET_POINTS as POINTS, GAME_OVER, Action, State, get_deck, legal_moves, observe, push
+
+from .beliefs import NONE, Beliefs
 
 #: turns of greedy play after the candidate, in every seat, before a world is valued
 HORIZON = 6
@@ -75,16 +78,24 @@ def _playout(state: State, turns: int) -> None:
         push(state, seat, _greedy(state, legal_moves(state, seat), None))
 
 
-def hard(state: State, seat: int, moves: list[Action], rng: random.Random, budget_ms: float) -> tuple[Action, int]:
-    """``hard``'s action, and how many worlds it sampled."""
+def hard(state: State, seat: int, moves: list[Action], rng: random.Random, budget_ms: float,
+         sampler=None, max_samples: int | None = None) -> tuple[Action, int]:
+    """``hard``'s action, and how many worlds it sampled.  ``sampler(state, seat, rng)``
+    deals a world (or ``(world, weight)``; default :func:`observe`: uniformly);
+    ``max_samples`` (a test's): that many worlds, not the time budget."""
     if len(moves) == 1:
         return moves[0], 0
     deadline = time.perf_counter() + budget_ms / 1000.0
     others = [s for s in range(state.seats) if s != seat]
     totals = [0.0] * len(moves)
     worlds = 0
-    while worlds < MAX_WORLDS and (worlds < 2 or time.perf_counter() < deadline):
-        world = observe(state, seat, rng)
+    deal = sampler or observe
+    while (worlds < max_samples if max_samples is not None
+           else worlds < MAX_WORLDS and (worlds < 2 or time.perf_counter() < deadline)):
+        world = deal(state, seat, rng)
+        weight = 1.0
+        if isinstance(world, tuple):
+            world, weight = world
         worlds += 1
         for i, move in enumerate(moves):
             trial = world.copy()
@@ -92,9 +103,62 @@ def hard(state: State, seat: int, moves: list[Action], rng: random.Random, budge
             _playout(trial, HORIZON)
             gained = trial.scores[seat] - world.scores[seat]
             theirs = sum(trial.scores[s] - world.scores[s] for s in others) / len(others)
-            totals[i] += gained - theirs
+            totals[i] += weight * (gained - theirs)
     best = max(range(len(moves)), key=lambda i: (totals[i], -i))
     return moves[best], worlds
+
+
+class DecktetBeliefs(Beliefs):
+    """What one seat can tell about the other Decktet-Uno hands from the round's events
+    (the slots and known cards of :class:`~games.bots.beliefs.Beliefs`, its ``deal``):
+
+    - a card set aside face down (``face_down``) proves that no card of its player's hand
+      scored on the top card (the rule): the cards it kept share no suit with it;
+    - a card played face up was likely the one of its hand that scored most (what greedy
+      ``normal`` plays, and most people): the cards it kept likely score no more on that
+      top (likely only: like every such evidence it is dropped once a later play
+      contradicts it);
+    - a draw proves nothing (every turn ends with one) and adds an unknown card.
+
+    The card set aside is dealt at random from the unseen cards (what it proves is not
+    used)."""
+
+    def __init__(self, state: State, seat: int) -> None:
+        super().__init__(state, seat)
+        self.top_card: int | None = state.discard[-1] if state.discard else None
+
+    def _on_round_started(self, e: dict) -> None:
+        super()._on_round_started(e)
+        self.top_card = None
+
+    def _on_first_card(self, e: dict) -> None:
+        self.top_card = e["card"]["id"]
+
+    def _on_draw(self, e: dict) -> None:
+        self.hands[e["seat"]].slots.extend([NONE] * e["count"])
+
+    def _on_play(self, e: dict) -> None:
+        s, card = e["seat"], e["card"]["id"]
+        hand = self.hands[s]
+        hand.take_out(card)
+        if s != self.seat and self.top_card is not None:
+            row = POINTS[self.top_card]
+            hand.exclude_all(frozenset(c for c, points in enumerate(row) if points > row[card]))
+        self.top_card = card
+
+    def _on_face_down(self, e: dict) -> None:
+        s = e["seat"]
+        hand = self.hands[s]
+        if s != self.seat and self.top_card is not None:
+            row = POINTS[self.top_card]
+            hand.exclude_all(frozenset(c for c, points in enumerate(row) if points))
+        if hand.slots:  # the card set aside (which one, only its owner knows) leaves the hand
+            hand.slots.pop()
+        elif hand.known:
+            hand.known.pop()
+
+    def _on_face_down_placed(self, e: dict) -> None:
+        self.top_card = e["card"]["id"]
 
 
 #: the levels but ``hard`` (``hard`` takes a budget and reports its search)

@@ -544,7 +544,8 @@ def choose(level: str, state: State, seat: int, legal: list[dict], rng: random.R
     moves = [as_action(a) for a in legal]
     if build_rules(state.config).family.name == "decktet" and level in LEVELS:  # a family of its own: its levels
         if level == "hard":
-            pick, worlds = decktet.hard(state, seat, moves, rng, HARD_BUDGET_MS if budget_ms is None else budget_ms)
+            pick, worlds = decktet.hard(state, seat, moves, rng, HARD_BUDGET_MS if budget_ms is None else budget_ms,
+                                        sampler, max_samples)
             LAST_SEARCH.update(samples=worlds, candidates=len(moves), simulations=worlds * len(moves))
         else:
             pick = decktet.POLICIES[level](state, seat, moves, rng)
