@@ -51,7 +51,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from games.engine import State, build_rules, redeal_hidden, unseen_cards, visible_events
+from games.engine import State, build_rules, redeal_hidden, rotated, shuffle_deal, unseen_cards, visible_events
 
 NONE: frozenset[int] = frozenset()
 #: the share of wilds whose colour is named without regard to the hand (:meth:`Beliefs.weight`)
@@ -249,20 +249,14 @@ class Beliefs:
     def _on_hands_rotated(self, e: dict) -> None:
         toward = 1 if e["direction"] == "clockwise" else -1
         active = [s for s in range(len(self.hands)) if s not in self.eliminated]
-        moved = self.hands[:]
-        m = len(active)
-        for k, s in enumerate(active):
-            moved[s] = self.hands[active[(k - toward) % m]]
-        self.hands = moved
+        self.hands = rotated(self.hands, active, toward)  # (the engine's rule)
         for h in self.hands:
             h.plays = []
 
     def _on_hands_shuffled(self, e: dict) -> None:
-        n = len(self.hands)
-        order = [s for s in ((e["seat"] + k) % n for k in range(1, n + 1)) if s not in self.eliminated]
-        total = sum(self.hands[s].count for s in order)
-        for k, s in enumerate(order):
-            self.hands[s] = HandBelief(slots=[NONE] * (total // len(order) + (1 if k < total % len(order) else 0)))
+        total = sum(h.count for s, h in enumerate(self.hands) if s not in self.eliminated)
+        for s, count in shuffle_deal(e["seat"], len(self.hands), self.eliminated, total):  # (the engine's deal)
+            self.hands[s] = HandBelief(slots=[NONE] * count)
 
     def _on_seats_eliminated(self, e: dict) -> None:
         self.eliminated |= set(e["seats"])

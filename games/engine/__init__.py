@@ -53,6 +53,7 @@ from .game import (
     visible_events,
 )
 from .observation import observe, redeal_hidden, unseen_cards
+from .uno.hand_moves import rotated, shuffle_deal
 from .state import ACTIVE, FINISHED, GAME_OVER, PLAY, ROUND_OVER, SETUP, State
 
 __all__ = [
@@ -62,5 +63,5 @@ __all__ = [
     "NotYourCard", "NotYourTurn", "OptionSpec", "Preset", "SUITS", "State", "StoredWindow", "UnknownCard", "Window", "action_key",
     "apply", "build_rules", "deadline_seconds", "deck_of", "window_instance", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
     "new_game", "observe", "owed", "public_event", "public_pending", "push", "redeal_hidden", "replay", "resolve_options",
-    "shuffle_commitment", "unseen_cards", "view", "visible_events",
+    "rotated", "shuffle_commitment", "shuffle_deal", "unseen_cards", "view", "visible_events",
 ]

@@ -100,20 +100,31 @@ def active_seats(state: State) -> list[int]:
     return [s for s in range(state.seats) if s not in gone] if gone else list(range(state.seats))
 
 
+def rotated(hands: list, active: list[int], toward: int) -> list:
+    """``hands`` (one entry per seat: cards, or what is known of them) after every active
+    seat's passes to the next active seat ``toward`` (+1: clockwise, the seat after; -1:
+    counterclockwise); the other seats' entries stay (the beliefs of ``games.bots``
+    follow a rotation with this too)."""
+    m = len(active)
+    moved = hands[:]
+    for k, s in enumerate(active):
+        moved[s] = hands[active[(k - toward) % m]]
+    return moved
+
+
+def shuffle_deal(seat: int, seats: int, eliminated, total: int) -> list[tuple[int, int]]:
+    """Wild Shuffle Hands' deal of ``total`` cards played by ``seat``: (each active seat,
+    how many cards it gets), in dealing order (one at a time, left of ``seat`` first,
+    ``seat`` last)."""
+    order = [s for s in ((seat + k) % seats for k in range(1, seats + 1)) if s not in eliminated]
+    m = len(order)
+    return [(s, total // m + (1 if k < total % m else 0)) for k, s in enumerate(order)]
+
+
 def rotate_hands(state: State, rules: Rules, seat: int, toward: int, ev: Events) -> None:
     """Every hand passes to the next active seat ``toward`` (+1: clockwise, the seat
     after; -1: counterclockwise); ``seat`` played the card that did it."""
-    hands = state.hands
-    if not state.eliminated:
-        n = state.seats
-        state.hands = [hands[(i - toward) % n] for i in range(n)]
-    else:
-        active = active_seats(state)
-        m = len(active)
-        moved = hands[:]
-        for k, s in enumerate(active):
-            moved[s] = hands[active[(k - toward) % m]]
-        state.hands = moved
+    state.hands = rotated(state.hands, active_seats(state), toward)
     hands_moved(state)
     if ev is not None:
         ev.append({"type": "hands_rotated", "seat": seat, "direction": "clockwise" if toward == 1 else "counterclockwise"})
@@ -132,16 +143,16 @@ def swap_hands(state: State, rules: Rules, a: int, b: int, ev: Events) -> None:
 def shuffle_hands(state: State, rules: Rules, seat: int, ev: Events) -> None:
     """Every active hand is collected and shuffled (the game's next shuffle), then dealt
     one card at a time starting left of ``seat`` (seat + 1), ``seat`` last."""
-    n = state.seats
-    order = [s for s in ((seat + k) % n for k in range(1, n + 1)) if s not in state.eliminated]
-    pool = [c for s in sorted(order) for c in state.hands[s]]
+    order = [s for s in range(state.seats) if s not in state.eliminated]
+    pool = [c for s in order for c in state.hands[s]]
     state.shuffle(pool)
     hands = state.hands
-    for s in order:
+    deal = shuffle_deal(seat, state.seats, state.eliminated, len(pool))
+    for s, _ in deal:
         hands[s] = []
-    m, k = len(order), 0
-    while pool:
-        hands[order[k % m]].append(pool.pop())
+    k = 0
+    while pool:  # one card at a time round the table (the cards each seat gets: ``shuffle_deal``)
+        hands[deal[k % len(deal)][0]].append(pool.pop())
         k += 1
     hands_moved(state)
     if ev is not None:
