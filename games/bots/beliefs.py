@@ -248,8 +248,7 @@ class Beliefs:
 
     def _on_hands_rotated(self, e: dict) -> None:
         toward = 1 if e["direction"] == "clockwise" else -1
-        active = [s for s in range(len(self.hands)) if s not in self.eliminated]
-        self.hands = rotated(self.hands, active, toward)  # (the engine's rule)
+        self.hands = rotated(self.hands, self.eliminated, toward)  # (the engine's rule)
         for h in self.hands:
             h.plays = []
 

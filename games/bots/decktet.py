@@ -125,7 +125,7 @@ class DecktetBeliefs(Beliefs):
 
     def __init__(self, state: State, seat: int) -> None:
         super().__init__(state, seat)
-        self.top_card: int | None = state.discard[-1] if state.discard else None
+        self.top_card: int | None = None  # (the round's events name it: ``first_card``)
 
     def _on_round_started(self, e: dict) -> None:
         super()._on_round_started(e)
@@ -142,16 +142,14 @@ class DecktetBeliefs(Beliefs):
         hand = self.hands[s]
         hand.take_out(card)
         if s != self.seat and self.top_card is not None:
-            row = POINTS[self.top_card]
-            hand.exclude_all(frozenset(c for c, points in enumerate(row) if points > row[card]))
+            self._scored_at_most(s, POINTS[self.top_card][card])
         self.top_card = card
 
     def _on_face_down(self, e: dict) -> None:
         s = e["seat"]
         hand = self.hands[s]
-        if s != self.seat and self.top_card is not None:
-            row = POINTS[self.top_card]
-            hand.exclude_all(frozenset(c for c, points in enumerate(row) if points))
+        if s != self.seat:
+            self._scored_at_most(s, 0)
         if hand.slots:  # the card set aside (which one, only its owner knows) leaves the hand
             hand.slots.pop()
         elif hand.known:
@@ -159,6 +157,12 @@ class DecktetBeliefs(Beliefs):
 
     def _on_face_down_placed(self, e: dict) -> None:
         self.top_card = e["card"]["id"]
+
+    def _scored_at_most(self, s: int, points: int) -> None:
+        """Seat ``s``'s cards scored at most ``points`` on the top card (proven or likely)."""
+        if self.top_card is not None:
+            row = POINTS[self.top_card]
+            self.hands[s].exclude_all(frozenset(c for c, scored in enumerate(row) if scored > points))
 
 
 #: the levels but ``hard`` (``hard`` takes a budget and reports its search)

@@ -100,11 +100,12 @@ def active_seats(state: State) -> list[int]:
     return [s for s in range(state.seats) if s not in gone] if gone else list(range(state.seats))
 
 
-def rotated(hands: list, active: list[int], toward: int) -> list:
+def rotated(hands: list, eliminated, toward: int) -> list:
     """``hands`` (one entry per seat: cards, or what is known of them) after every active
-    seat's passes to the next active seat ``toward`` (+1: clockwise, the seat after; -1:
-    counterclockwise); the other seats' entries stay (the beliefs of ``games.bots``
-    follow a rotation with this too)."""
+    seat's (not in ``eliminated``) passes to the next active seat ``toward`` (+1:
+    clockwise, the seat after; -1: counterclockwise); the eliminated seats' entries stay
+    (the beliefs of ``games.bots`` follow a rotation with this too)."""
+    active = [s for s in range(len(hands)) if s not in eliminated]
     m = len(active)
     moved = hands[:]
     for k, s in enumerate(active):
@@ -124,7 +125,7 @@ def shuffle_deal(seat: int, seats: int, eliminated, total: int) -> list[tuple[in
 def rotate_hands(state: State, rules: Rules, seat: int, toward: int, ev: Events) -> None:
     """Every hand passes to the next active seat ``toward`` (+1: clockwise, the seat
     after; -1: counterclockwise); ``seat`` played the card that did it."""
-    state.hands = rotated(state.hands, active_seats(state), toward)
+    state.hands = rotated(state.hands, state.eliminated, toward)
     hands_moved(state)
     if ev is not None:
         ev.append({"type": "hands_rotated", "seat": seat, "direction": "clockwise" if toward == 1 else "counterclockwise"})
