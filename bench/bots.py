@@ -4,6 +4,7 @@
     python bench/bots.py --part rlcard --games 2000 --procs 2
     python bench/bots.py --part roundrobin --games 400
     python bench/bots.py --part roundrobin --rr-games 100 --presets standard,duo
+    python bench/bots.py --part roundrobin --rr-games 1000 --levels hard,normal   # one pairing
     python bench/bots.py --part timing --decisions 1000
     python bench/bots.py --budget-ms 30          # hard's search budget (default: HARD_BUDGET_MS)
     python bench/bots.py --part rlcard --reveal-opponent   # diagnostic: hard sees the opponent's hand
@@ -31,7 +32,7 @@ Parts (``--part``, default ``all``):
     ``hard`` the opponent's real hand (only the draw pile stays hidden), which
     measures how much of the gap to a perfect player is hidden information.
 ``roundrobin``
-    Our four levels against each other in our own engine, in every preset of
+    Our four levels (or those of ``--levels``) against each other in our own engine, in every preset of
     ``--presets`` (default: every preset of the catalogue, ``engine.PRESETS``): N
     games per pairing, heads-up where the preset allows two players (else its least
     seat count, the levels alternating round the table), one round where the preset
@@ -676,7 +677,8 @@ def part_levels(args, pool, preset: str) -> None:
     options, seats = table
     print(f"== Part 2: round robin in our engine ({preset}, {seats} seats, options {json.dumps(options)}, {n} games "
           f"per pairing, seats rotated, hard budget {budget:g} ms, {args.procs} procs, seed {args.seed})")
-    pairs = [(LEVELS[i], LEVELS[j]) for i in range(len(LEVELS)) for j in range(i + 1, len(LEVELS))]
+    levels = args.levels or LEVELS
+    pairs = [(levels[i], levels[j]) for i in range(len(levels)) for j in range(i + 1, len(levels))]
     size = max(1, min(25, n // (2 * max(1, args.procs)) or 1))
     jobs = [(a, b, preset, options, seats, s, e, args.seed, budget) for a, b in pairs for s, e in _chunks(n, size)]
     t0 = time.perf_counter()
@@ -695,10 +697,10 @@ def part_levels(args, pool, preset: str) -> None:
           "95% CI half-width (Wilson)")
     print()
     width = 18
-    print(f"{'row vs col':<10}" + "".join(f"{lv:>{width}}" for lv in LEVELS))
-    for r in LEVELS:
+    print(f"{'row vs col':<10}" + "".join(f"{lv:>{width}}" for lv in levels))
+    for r in levels:
         cells = []
-        for c in LEVELS:
+        for c in levels:
             if r == c:
                 cells.append(f"{'-':>{width}}")
                 continue
@@ -757,6 +759,14 @@ def _preset_list(text: str) -> list[str]:
     return names
 
 
+def _level_list(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    unknown = [t for t in names if t not in LEVELS]
+    if unknown or len(set(names)) < 2:
+        raise argparse.ArgumentTypeError(f"two or more of {', '.join(LEVELS)} (got {text!r})")
+    return list(dict.fromkeys(names))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--part", choices=("rlcard", "roundrobin", "timing", "all"), default="all")
@@ -767,6 +777,9 @@ def main() -> None:
     ap.add_argument("--presets", type=_preset_list, default=None,
                     help="comma-separated presets of the round robin's hard-vs-normal part (default: every preset "
                     f"of the catalogue: {','.join(PRESETS)})")
+    ap.add_argument("--levels", type=_level_list, default=None,
+                    help=f"comma-separated levels of the round robin (default: all four, {','.join(LEVELS)}); "
+                    "e.g. hard,normal plays that one pairing")
     ap.add_argument("--decisions", type=int, default=1000, help="timed decisions per level (default 1000)")
     ap.add_argument("--procs", type=int, default=2, help="parallel processes (default 2)")
     ap.add_argument("--budget-ms", type=float, default=None,
