@@ -23,11 +23,11 @@ The policies take an observation (never the real state) and the engine's
 from __future__ import annotations
 
 import random
-import time
 
-from games.engine import DECKTET_POINTS as POINTS, GAME_OVER, Action, State, get_deck, legal_moves, observe, push
+from games.engine import DECKTET_POINTS as POINTS, GAME_OVER, Action, State, get_deck, legal_moves, push
 
 from .beliefs import NONE, Beliefs
+from .worlds import Sampler, sampled_worlds
 
 #: turns of greedy play after the candidate, in every seat, before a world is valued
 HORIZON = 6
@@ -79,23 +79,16 @@ def _playout(state: State, turns: int) -> None:
 
 
 def hard(state: State, seat: int, moves: list[Action], rng: random.Random, budget_ms: float,
-         sampler=None, max_samples: int | None = None) -> tuple[Action, int]:
+         sampler: Sampler | None = None, max_samples: int | None = None) -> tuple[Action, int]:
     """``hard``'s action, and how many worlds it sampled.  ``sampler(state, seat, rng)``
     deals a world (or ``(world, weight)``; default :func:`observe`: uniformly);
     ``max_samples`` (a test's): that many worlds, not the time budget."""
     if len(moves) == 1:
         return moves[0], 0
-    deadline = time.perf_counter() + budget_ms / 1000.0
     others = [s for s in range(state.seats) if s != seat]
     totals = [0.0] * len(moves)
     worlds = 0
-    deal = sampler or observe
-    while (worlds < max_samples if max_samples is not None
-           else worlds < MAX_WORLDS and (worlds < 2 or time.perf_counter() < deadline)):
-        world = deal(state, seat, rng)
-        weight = 1.0
-        if isinstance(world, tuple):
-            world, weight = world
+    for world, weight in sampled_worlds(state, seat, rng, sampler, budget_ms, max_samples, MAX_WORLDS):
         worlds += 1
         for i, move in enumerate(moves):
             trial = world.copy()

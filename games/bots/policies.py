@@ -45,14 +45,13 @@ from __future__ import annotations
 
 import math
 import random
-import time
-from typing import Any, Callable
 
 from games.engine import (
-    COLORS, GAME_OVER, Action, State, build_rules, deadline_seconds, legal_moves, observe, owed, push,
+    COLORS, GAME_OVER, Action, State, build_rules, deadline_seconds, legal_moves, owed, push,
 )
 
 from . import decktet
+from .worlds import Sampler, sampled_worlds
 
 LEVELS = ("random", "easy", "normal", "hard")
 HARD_BUDGET_MS = 60.0
@@ -134,16 +133,49 @@ def _answer_buzzes(state: State, rng: random.Random) -> None:
         push(state, s, BUZZ)
 
 
-def _best_color(state: State, seat: int) -> str:
+class _Table:
+    """What the bots read of one game's rules, looked up once per rules (``_table``): the
+    deck's lookup tables, and which of the cards a policy treats specially the deck
+    holds at all (most games hold none of them: their filters are skipped)."""
+
+    __slots__ = ("rules", "deck", "rank", "color", "color_index", "free_plus4", "bluff", "targeted", "hand_moves")
+
+    def __init__(self, rules) -> None:
+        self.rules, self.deck = rules, rules.deck
+        self.rank, self.color = rules.deck.rank, rules.deck.color
+        #: each card's colour as its place in COLORS (a wild, or a card of no colour: len(COLORS))
+        self.color_index = tuple(COLORS.index(k) if k in COLORS else len(COLORS) for k in self.color)
+        self.free_plus4 = rules.opts.get("wild_draw_four") == "free"
+        self.bluff = rules.opts.get("wild_draw_four") == "bluff"
+        ranks = set(self.rank)
+        self.targeted = not TARGETED.isdisjoint(ranks)
+        self.hand_moves = not HAND_MOVES.isdisjoint(ranks)
+
+
+#: id(rules) -> its table; bounded like the engine's cache of rules (a table keeps its
+#: rules alive, so an id is never reused while its entry is here)
+_TABLES: dict[int, _Table] = {}
+_TABLES_MAX = 512
+
+
+def _table(state: State) -> _Table:
+    rules = build_rules(state.config)  # (built once per config; its table once per rules)
+    table = _TABLES.get(id(rules))
+    if table is None:
+        if len(_TABLES) >= _TABLES_MAX:
+            _TABLES.clear()
+        table = _TABLES[id(rules)] = _Table(rules)
+    return table
+
+
+def _best_color(state: State, seat: int, table: _Table | None = None) -> str:
     """The colour ``seat`` holds most of (ties: first in COLORS order); wilds, having
     none, never count (so the wild being played does not either)."""
-    color = build_rules(state.config).deck.color
-    counts = dict.fromkeys(COLORS, 0)
+    index = (table or _table(state)).color_index
+    counts = [0] * (len(COLORS) + 1)  # (the last: wilds)
     for c in state.hands[seat]:
-        k = color[c]
-        if k is not None:
-            counts[k] += 1
-    return max(COLORS, key=lambda k: (counts[k], -COLORS.index(k)))
+        counts[index[c]] += 1
+    return COLORS[max(range(len(COLORS)), key=counts.__getitem__)]  # (max: the first of the most)
 
 
 # --------------------------------------------------------------------------------------
@@ -188,23 +220,29 @@ class _Valuer:
     __slots__ = ("deck", "hands", "hand", "n", "next_count", "counts", "free_plus4", "state", "seat", "mate_next",
                  "help_mate")
 
-    def __init__(self, state: State, seat: int):
-        self.deck = build_rules(state.config).deck
-        self.free_plus4 = state.options["wild_draw_four"] == "free"
+    def __init__(self, state: State, seat: int, table: _Table | None = None):
+        table = table or _table(state)
+        self.deck = table.deck
+        self.free_plus4 = table.free_plus4
         self.state, self.seat = state, seat
-        self.hands = state.hands
-        self.hand = state.hands[seat]
+        hands = self.hands = state.hands
+        hand = self.hand = hands[seat]
         self.n = state.seats
-        self.next_count = len(state.hands[state.next_seat(seat)])
+        nxt = state.next_seat(seat)
+        self.next_count = len(hands[nxt])
         # team play (``teams``, ``partner_rotation``): the next seat is the partner (never
         # hit it), or the seat after it is a partner about to go out (skip to it)
-        after = state.next_seat(seat, 2)
-        self.mate_next = _mate(state, seat, state.next_seat(seat))
-        self.help_mate = _mate(state, seat, after) and len(state.hands[after]) <= 2
-        color = self.deck.color
+        if state.teams is None:
+            self.mate_next = self.help_mate = False
+        else:
+            after = state.next_seat(seat, 2)
+            self.mate_next = _mate(state, seat, nxt)
+            self.help_mate = _mate(state, seat, after) and len(hands[after]) <= 2
+        color = table.color
         counts: dict[str | None, int] = {}
-        for c in self.hand:
-            counts[color[c]] = counts.get(color[c], 0) + 1
+        for c in hand:
+            k = color[c]
+            counts[k] = counts.get(k, 0) + 1
         self.counts = counts
 
     def value(self, a: Action) -> float:
@@ -254,9 +292,10 @@ def _aim(state: State, seat: int, moves: list[Action]) -> list[Action]:
     """``moves`` with the +2?/+4? plays (``targeted_draw_cards``) aimed only at the
     opponents holding the fewest cards, never at a partner (``State.teams``) while an
     opponent may be aimed at."""
-    if not any(a.target_seat is not None and a.type == "play" for a in moves):
+    table = _table(state)
+    if not table.targeted or not any(a.target_seat is not None and a.type == "play" for a in moves):
         return moves
-    rank = build_rules(state.config).deck.rank
+    rank = table.rank
     if not any(a.type == "play" and rank[a.card] in TARGETED for a in moves):  # type: ignore[index]
         return moves
     teams = state.teams
@@ -292,7 +331,10 @@ def _worth_moving(state: State, seat: int, plays: list[Action]) -> list[Action]:
     """``plays`` less the hand-moving plays that would not leave ``seat`` fewer cards
     than it keeps (a swap with a bigger hand, a last UNO card...): never a pointless
     swap while it holds the fewest cards."""
-    rank = build_rules(state.config).deck.rank
+    table = _table(state)
+    if not table.hand_moves:
+        return plays
+    rank = table.rank
     keep = len(state.hands[seat]) - 1
     return [a for a in plays
             if rank[a.card] not in HAND_MOVES or _received(state, seat, a, rank[a.card]) < keep]  # type: ignore[index]
@@ -362,39 +404,48 @@ def _normal(state: State, seat: int, legal: list[Action], rng: random.Random) ->
         return _normal_out_of_turn(state, seat, legal, rng)
     if _owes_buzz(state, legal):
         return BUZZ
-    types = {a.type for a in legal}
+    types: set[str] = set()
+    plays: list[Action] = []
+    colored = False  # (a wild's play names a colour)
+    for a in legal:
+        types.add(a.type)
+        if a.type == "play":
+            plays.append(a)
+            colored = colored or a.color is not None
     if "choose_color" in types:
         return CHOOSE[_best_color(state, seat)]
     if DRAFT_KEEP in types:
         return _draft(state, seat, legal)
-    plays = [a for a in legal if a.type == "play"]
+    table = _table(state)
     hand_size = len(state.hands[seat])
     if hand_size == 2:
         plays = [a for a in plays if a.uno] or plays  # always call UNO
-    if any(a.color is not None for a in plays):
-        best = _best_color(state, seat)
+    if colored:
+        best = _best_color(state, seat, table)
         plays = [a for a in plays if a.color is None or a.color == best] or plays
-    plays = _aim(state, seat, plays)
-    plays = _worth_moving(state, seat, plays)  # (none left: it draws rather than take more cards)
-    if plays and state.options["wild_draw_four"] == "bluff":
+    if table.targeted:
+        plays = _aim(state, seat, plays)
+    if table.hand_moves:
+        plays = _worth_moving(state, seat, plays)  # (none left: it draws rather than take more cards)
+    if plays and table.bluff:
         plays = _no_bluff(state, seat, plays)
     p = state.decision()
     if p is not None and p.name in AIMED:
         if plays:
-            rank = build_rules(state.config).deck.rank
+            rank = table.rank
             back = [a for a in plays if rank[a.card] == DEFLECT]  # type: ignore[index]
             if back:  # a Renvoi has no other use: always send the effect back
                 return back[0]
-            return max(plays, key=_Valuer(state, seat).value)
+            return max(plays, key=_Valuer(state, seat, table).value)
         challenge_from = CHALLENGE_FROM.get(state.options["wild_draw_four"], 5)
         if "challenge" in types and len(state.hands[p.by]) >= challenge_from \
                 and not _mate(state, seat, p.by):  # type: ignore[attr-defined]  # (never the partner)
             return CHALLENGE
         return DRAW if "draw" in types else PASS  # accept it (a Skip is accepted with a pass)
     if plays:
-        valuer = _Valuer(state, seat)
-        pick = max(plays, key=valuer.value)
-        if valuer.mate_next and build_rules(state.config).deck.rank[pick.card] in HITS_NEXT:  # type: ignore[index]
+        valuer = _Valuer(state, seat, table)
+        pick = max(plays, key=valuer.value) if len(plays) > 1 else plays[0]
+        if valuer.mate_next and table.rank[pick.card] in HITS_NEXT:  # type: ignore[index]
             for kind, action in FALLBACKS[:2]:  # draw (or pass) rather than hit the partner
                 if kind in types:
                     return action
@@ -472,18 +523,12 @@ def _candidates(state: State, seat: int, legal: list[Action]) -> list[Action]:
     return plays + others
 
 
-Sampler = Callable[[State, int, random.Random], Any]  # -> State or (State, weight)
-
-
 def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budget_ms: float | None = None,
           sampler: Sampler | None = None, max_samples: int | None = None) -> Action | None:
-    """``sampler(state, seat, rng)`` deals the hidden cards of a sample (default:
-    :func:`observe`, uniformly at random); a caller that knows more about the hidden
-    cards (e.g. what an opponent's draws prove it lacks) can pass its own.  A sampler
-    may also return ``(world, weight)``: the weight (>= 0) is how likely that world
-    is given what was seen (e.g. the opponent's last play), and the search averages
-    with it (importance sampling).  ``max_samples``: stop after that many worlds
-    instead of at the time budget (a test's: the same choice on any machine)."""
+    """Every candidate tried in the same worlds (:func:`~games.bots.worlds.sampled_worlds`:
+    ``sampler`` deals them, weighed; default uniformly), the best weighted mean wins.
+    ``max_samples``: stop after that many worlds instead of at the time budget (a
+    test's: the same choice on any machine)."""
     if not _in_turn(state, seat):
         return _normal_out_of_turn(state, seat, legal, rng)
     if any(a.type == "choose_color" or a.type == DRAFT_KEEP for a in legal):
@@ -495,20 +540,13 @@ def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budg
         return _normal(state, seat, legal, rng)
     if len(candidates) == 1:
         return candidates[0]
-    budget = (budget_ms if budget_ms is not None else HARD_BUDGET_MS) / 1000.0
     k = len(candidates)
     totals = [0.0] * k  # weighted sum of each candidate's results
     samples = 0
-    deal = sampler or observe
-    deadline = time.perf_counter() + budget
     # Common random numbers: every candidate is tried in the same sampled world with
     # the same rollout dice, so their difference is what a sample measures.
-    while (samples < max_samples if max_samples is not None
-           else samples * k < HARD_MAX_ROLLOUTS and (samples < 2 or time.perf_counter() < deadline)):
-        world = deal(state, seat, rng)  # a fresh sample of the hidden cards
-        weight = 1.0
-        if isinstance(world, tuple):
-            world, weight = world
+    for world, weight in sampled_worlds(state, seat, rng, sampler, HARD_BUDGET_MS if budget_ms is None else budget_ms,
+                                        max_samples, -(-HARD_MAX_ROLLOUTS // k)):
         samples += 1
         dice = rng.random()
         round_now, teams = world.round, world.teams
