@@ -146,11 +146,14 @@ def refusal(state: State, rules: Rules, seat: int, move: tuple, legal: Any) -> E
     if kind == "play":
         assert card is not None
         hand_size = len(state.hands[seat])
-        takes_color = rules.family.play_takes_color(rules, seat, card, hand_size)
+        family = rules.family
+        takes_color = family.play_takes_color(rules, seat, card, hand_size)
         if takes_color and color is None:
             return IllegalMove("a wild card needs a 'color'", field="color")
         if not takes_color and color is not None:
-            return IllegalMove("only a wild card takes a 'color'", field="color")
+            return IllegalMove(family.no_color, field="color")
+        if uno and not family.uno_call:
+            return IllegalMove(f"{family.title} has no UNO call: a play takes no 'uno'", field="uno")
         if uno and hand_size != 2:
             return IllegalMove("'uno' goes with playing your next-to-last card", field="uno")
         if any(m[0] == "play" and m[1] == card for m in legal):

@@ -362,6 +362,10 @@ class Family:
     colors: ClassVar[tuple[str, ...]] = ()
     #: the rule modules, in the order they install (and declare their options)
     modules: ClassVar[Sequence[Module]] = ()
+    #: whether a play may call UNO (``"uno": true`` with the next-to-last card)
+    uno_call: ClassVar[bool] = True
+    #: why a play of a card that names no colour is refused with a ``color``
+    no_color: ClassVar[str] = "only a wild card takes a 'color'"
 
     def install(self, rules: Rules) -> None:
         """The family's base rules (its turn decision, its cards' effects...)."""

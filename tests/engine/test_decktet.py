@@ -279,7 +279,12 @@ def test_the_timer_plays_the_card_that_scores_most_lowest_id_on_ties():
 
 def test_uno_actions_a_colour_the_wrong_turn_and_unknown_cards_are_refused():
     state = table([[DESERT, "Sea", AUTHOR], ["Bard", "End", "Huntress"]], top=CONSUL)
-    assert_refused(state, 0, {"type": "play", "card": state.hands[0][0], "color": "red"}, IllegalMove)
+    exc = assert_refused(state, 0, {"type": "play", "card": state.hands[0][0], "color": "red"}, IllegalMove)
+    assert exc.extra["field"] == "color" and "Decktet card names no colour" in str(exc)  # (not UNO's "wild card")
+    for hand in ([DESERT, "Sea", AUTHOR], [DESERT, "Sea"]):  # no UNO call, whatever the hand's size
+        small = table([hand, ["Bard", "End", "Huntress"]], top=CONSUL)
+        exc = assert_refused(small, 0, {"type": "play", "card": small.hands[0][0], "uno": True}, IllegalMove)
+        assert exc.extra["field"] == "uno" and "Decktet-Uno has no UNO call" in str(exc)
     exc = assert_refused(state, 0, {"type": "draw"}, InvalidAction)
     assert "known: play, play_face_down" in str(exc)
     assert_refused(state, 1, {"type": "play", "card": state.hands[1][0]}, NotYourTurn)

@@ -243,6 +243,8 @@ class DecktetFamily(Family):
     title = "Decktet-Uno"
     hand_size = 3
     colors = SUITS
+    uno_call = False
+    no_color = "a Decktet card names no colour: a play takes no 'color'"
     modules: ClassVar[Sequence[Module]] = (DecktetRules(),)
 
     def install(self, rules: Rules) -> None:
