@@ -10,19 +10,18 @@ The engine's side (each RULES.md sentence, the timer's ``expire`` action, the bo
 
 from __future__ import annotations
 
-import io
 import random
 import time
 from datetime import timedelta
 from typing import Callable
 
 import pytest
-from django.core.management import call_command
 
 from games import engine, services
 from games.models import Game, Move
 
 from .celery_helpers import celery_beat, client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
+from .games_support import verified
 from .helpers import assert_problem
 
 pytestmark = [requires_redis, pytest.mark.django_db(transaction=True)]
@@ -137,9 +136,8 @@ def test_a_human_and_a_bot_of_every_level_play_a_buzzer_game_to_its_end(worker, 
         assert sorted(drawn) == e["draws"] and set(drawn.values()) <= {0, 1, 2}  # 2 each (fewer if piles ran out)
         assert set(e["draws"]) == set(e["not_buzzed"]) | ({e["last"]} if e["last"] is not None else set())
     # the stored game replays exactly
-    out = io.StringIO()
-    call_command("verify_game", str(gid), stdout=out, stderr=out)
-    assert out.getvalue().startswith(f"game {gid}: OK"), out.getvalue()
+    report = verified(gid)
+    assert report.startswith(f"game {gid}: OK"), report
 
 
 def test_while_running_the_history_hides_the_cards_drawn_for_a_buzz_from_the_others(make_player, monkeypatch):

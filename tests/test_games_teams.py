@@ -11,17 +11,16 @@ games) is tested in tests/engine/test_teams.py.
 
 from __future__ import annotations
 
-import io
 import random
 import time
 
 import pytest
-from django.core.management import call_command
 
 from games import engine
 from games.models import Game, Move, Seat
 
 from .celery_helpers import client_for, requires_redis, worker  # noqa: F401 (fixture)
+from .games_support import verified
 from .helpers import assert_problem
 
 pytestmark = [requires_redis, pytest.mark.django_db(transaction=True)]
@@ -95,9 +94,8 @@ def play_to_the_end(client, gid: int, seat: int, seed: int) -> tuple[dict, list[
 
 
 def verify(gid: int) -> None:
-    out = io.StringIO()
-    call_command("verify_game", str(gid), stdout=out, stderr=out)
-    assert out.getvalue().startswith(f"game {gid}: OK"), out.getvalue()
+    report = verified(gid)
+    assert report.startswith(f"game {gid}: OK"), report
 
 
 def test_a_person_and_bots_of_every_level_play_a_team_game_to_its_end(worker, make_player):
