@@ -144,7 +144,7 @@ def swap_hands(state: State, rules: Rules, a: int, b: int, ev: Events) -> None:
 def shuffle_hands(state: State, rules: Rules, seat: int, ev: Events) -> None:
     """Every active hand is collected and shuffled (the game's next shuffle), then dealt
     one card at a time starting left of ``seat`` (seat + 1), ``seat`` last."""
-    order = [s for s in range(state.seats) if s not in state.eliminated]
+    order = active_seats(state)
     pool = [c for s in order for c in state.hands[s]]
     state.shuffle(pool)
     hands = state.hands
@@ -158,7 +158,7 @@ def shuffle_hands(state: State, rules: Rules, seat: int, ev: Events) -> None:
     hands_moved(state)
     if ev is not None:
         ev.append({"type": "hands_shuffled", "seat": seat})
-        reveal_hands(state, rules, ev, sorted(order))
+        reveal_hands(state, rules, ev, order)
 
 
 def target_params(rules: Rules, seat: int, card: int, hand_size: int) -> list[dict]:
