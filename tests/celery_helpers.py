@@ -105,9 +105,20 @@ class Worker:
         return self
 
     def stop(self) -> None:
+        """Stop consuming, then wait for the tasks already running.
+
+        ``start_worker`` stops its worker with a cold shutdown, and the thread pool
+        has no way to end a running thread: a task started just before would go on
+        inside the test's teardown, its open transaction deadlocking with the
+        database flush (TRUNCATE).  Its executor is shut down here, waiting for the
+        running tasks and cancelling the ones not started."""
         if self._cm is not None:
             cm, self._cm = self._cm, None
+            pool = getattr(self.controller, "pool", None)
             cm.__exit__(None, None, None)
+            executor = getattr(pool, "executor", None)
+            if executor is not None:
+                executor.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:
         self.stop()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
+from celery.worker import state as worker_state
 
+from config.celery import app
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
@@ -62,8 +65,6 @@ def version_of(gid) -> int:
 
 
 def test_b_the_sweeper_enforces_deadlines_whose_task_is_gone(worker, make_player, tmp_path):
-    from config.celery import app
-
     # No worker yet: the countdown task of the 1 s turn waits in the queue...
     gid, _, _ = two_player_game(make_player, turn_seconds=1)
     assert app.control.purge() >= 1  # ...and is lost
@@ -303,7 +304,6 @@ def test_f_a_redelivered_task_that_finds_its_game_moved_on_queues_the_follow_ups
     """A pool process that committed a move and died before it queued the move's
     follow-ups: its task comes back redelivered, finds the game moved on and queues
     them again; an ordinary stale task does not (it would double every follow-up)."""
-    from config.celery import app
     from games import tasks
 
     _, token = make_player("hugo")
@@ -319,3 +319,24 @@ def test_f_a_redelivered_task_that_finds_its_game_moved_on_queues_the_follow_ups
     assert version_of(gid) == version  # nothing queued again: the game waits
     tasks.bot_step.apply_async((gid, version - 1), headers={"redelivered": True})
     wait_for(lambda: version_of(gid) > version, timeout=5, message="the game moving again")
+
+
+_slow_task_ran = threading.Event()
+
+
+@app.task(name="tests.slow_task")
+def slow_task(seconds: float) -> None:
+    time.sleep(seconds)
+    _slow_task_ran.set()
+
+
+def test_g_stopping_the_test_worker_waits_for_the_task_it_is_running(worker):
+    """The fixture's worker is stopped before the test database is flushed: a task still
+    running then (a bot's move, its transaction open) deadlocked with the flush's
+    TRUNCATE.  stop() returns only once the running task has ended."""
+    _slow_task_ran.clear()
+    worker.start()
+    slow_task.delay(0.5)
+    wait_for(lambda: len(worker_state.active_requests), timeout=10, message="the task starting")
+    worker.stop()
+    assert _slow_task_ran.is_set()
