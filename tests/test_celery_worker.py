@@ -324,7 +324,7 @@ def test_f_a_redelivered_task_that_finds_its_game_moved_on_queues_the_follow_ups
 _slow_task_ran = threading.Event()
 
 
-@app.task(name="tests.slow_task")
+@app.task(name="tests.slow_task", ignore_result=True)
 def slow_task(seconds: float) -> None:
     time.sleep(seconds)
     _slow_task_ran.set()
