@@ -1,6 +1,6 @@
 """Benchmark of the bots (games/bots): strength and decision time.
 
-    python bench/bots.py                         # all three parts, defaults below
+    python bench/bots.py                         # all four parts, defaults below
     python bench/bots.py --part rlcard --games 2000 --procs 2
     python bench/bots.py --part roundrobin --games 400
     python bench/bots.py --part roundrobin --rr-games 100 --presets standard,duo
@@ -8,6 +8,7 @@
     python bench/bots.py --part timing --decisions 1000
     python bench/bots.py --budget-ms 30          # hard's search budget (default: HARD_BUDGET_MS)
     python bench/bots.py --part rlcard --reveal-opponent   # diagnostic: hard sees the opponent's hand
+    python bench/bots.py --part beliefs --belief-games 300  # how well the beliefs know the opponent's hand
 
 Parts (``--part``, default ``all``):
 
@@ -44,6 +45,15 @@ Parts (``--part``, default ``all``):
     Decision time of each level (``games.bots.decide``: observation + choice),
     median and p99, over in-turn decisions with more than one legal action,
     in our engine (each level against ``normal``), in one process.
+``beliefs``
+    How well ``hard``'s beliefs know the opponent's hand (RLCard's games, ``normal``
+    playing our seat through the adapter, which feeds the beliefs as in part 1): at each
+    decision with a choice, the chance the weighted worlds of ``Beliefs.deal`` give the
+    opponent each colour and a wild, against its real hand (Brier scores, and a
+    calibration row: of the cases the worlds gave about 0.6, the share that held it);
+    beside it, uniformly dealt worlds.  Minutes instead of the hour part 1 needs to
+    tell a change in the beliefs apart from the noise; a change that sharpens them may
+    still not win more games.
 
 How RLCard's UNO differs from ours (read from rlcard/games/uno/round.py):
 one round, 2 players, no UNO call, no challenge; a player may draw only when it
@@ -83,7 +93,8 @@ from games.bots import Beliefs, RoundLog, choose, decide  # noqa: E402
 from games.bots.policies import HARD_BUDGET_MS, LEVELS  # noqa: E402
 from games.bots import policies  # noqa: E402
 from games.engine import (  # noqa: E402
-    GAME_OVER, PLAY, PRESETS, InvalidOptions, State, apply, get_deck, legal_actions, make_config, new_game, redeal_hidden,
+    GAME_OVER, PLAY, PRESETS, InvalidOptions, State, apply, get_deck, legal_actions, make_config, new_game, observe,
+    redeal_hidden,
 )
 
 DECK = get_deck("standard_108")
@@ -383,6 +394,9 @@ class OurAgent:
         #: ``--reveal-opponent`` (a diagnostic, not a fair game): the env whose
         #: opponent hand is shown to the bot
         self.reveal_env = None
+        #: ``--part beliefs``: called with (our state, the sampler, RLCard's raw
+        #: observation) at each decision with a choice, before the bot decides
+        self.probe = None
 
     def reseed(self, seed: int) -> None:
         self.rng.seed(seed)
@@ -405,6 +419,8 @@ class OurAgent:
                 sampler = None
                 if self.infer:  # what the product's hard infers from the game's events
                     sampler = Beliefs(ours, 0).feed(self.history.log.shown_to(0)).deal
+                if self.probe is not None:
+                    self.probe(ours, sampler, raw)
                 if self.reveal_env is not None:
                     opponent = self.reveal_env.game.players[1 - raw["current_player"]].hand
                     if reveal_opponent(ours, [c.str for c in opponent]):
@@ -450,8 +466,10 @@ class TimedAgent:
 
 
 def _rl_chunk(args: tuple) -> dict:
-    """Play games [start, stop) of one agent against RLCard's rule agent."""
-    agent_name, start, stop, base_seed, budget_ms, infer, reveal = args
+    """Play games [start, stop) of one agent against RLCard's rule agent (``probe``:
+    ``--part beliefs``'s number of worlds per decision, else 0)."""
+    agent_name, start, stop, base_seed, budget_ms, infer, reveal, *more = args
+    probe_worlds = more[0] if more else 0
     import numpy as np
     import rlcard
     from rlcard.agents import RandomAgent
@@ -465,6 +483,7 @@ def _rl_chunk(args: tuple) -> dict:
         ours = OurAgent(agent_name, base_seed, budget_ms, infer)
         if reveal:
             ours.reveal_env = env
+    calibration = BeliefCheck(env, ours, probe_worlds) if probe_worlds else None
     wins = games = unfinished = steps = 0
     for i in range(start, stop):
         seed = game_seed(base_seed, i)
@@ -501,6 +520,7 @@ def _rl_chunk(args: tuple) -> dict:
         "agent": agent_name, "games": games, "wins": wins, "unfinished": unfinished, "steps": steps,
         "decisions": ours.decisions, "choices": ours.choices, "seconds": ours.seconds,
         "choice_seconds": ours.choice_seconds, "fallbacks": ours.fallbacks, "anomalies": anomalies,
+        "calibration": calibration.rows if calibration else [],
     }
 
 
@@ -564,6 +584,87 @@ def part_rlcard(args, pool) -> None:
               f"legal RLCard action")
     print("   win rate = games won by the agent against uno-rule-v1; ms/decision includes the adapter "
           "(state building and mapping); a decision with one legal action is answered without the bot")
+    print()
+
+
+COLOUR_NAMES = ("red", "green", "blue", "yellow")
+
+
+class BeliefCheck:
+    """``--part beliefs``: at each decision of our agent with a choice, what ``worlds``
+    worlds dealt by the product's beliefs (``Beliefs.deal``, weighted) and dealt
+    uniformly (``observe``) say of the opponent's hand (the chance it holds each
+    colour, and a wild) beside its real hand, which RLCard knows.  A row: (the
+    worlds' source, whether the opponent has drawn this round, the chances, the
+    truth)."""
+
+    def __init__(self, env, agent: "OurAgent", worlds: int) -> None:
+        self.env, self.agent, self.worlds = env, agent, worlds
+        self.rows: list[tuple[str, bool, list[float], list[int]]] = []
+        agent.probe = self.probe
+
+    def probe(self, ours: State, sampler, raw: dict) -> None:
+        hand = self.env.game.players[1 - raw["current_player"]].hand
+        truth = [int(any(c.type != "wild" and RL_COLORS[c.color] == k for c in hand)) for k in COLOUR_NAMES]
+        truth.append(int(any(c.type == "wild" for c in hand)))
+        drew = any(e["type"] == "draw" and e["seat"] == 1 for e in self.agent.history.log.events)
+        for source, deal in (("beliefs", sampler), ("uniform", observe)):
+            if deal is None:
+                continue
+            rng = random.Random(len(self.rows))
+            total, chances = 0.0, [0.0] * 5
+            for _ in range(self.worlds):
+                dealt = deal(ours, 0, rng)
+                world, weight = dealt if isinstance(dealt, tuple) else (dealt, 1.0)
+                colours = {DECK.color[c] for c in world.hands[1]}
+                held = [k in colours for k in COLOUR_NAMES] + [None in colours]
+                total += weight
+                chances = [x + weight * h for x, h in zip(chances, held)]
+            if total > 0:
+                self.rows.append((source, drew, [x / total for x in chances], truth))
+
+
+def part_beliefs(args, pool) -> None:
+    """How well the beliefs know the opponent's hand: Brier scores and calibration."""
+    try:
+        import rlcard  # noqa: F401
+    except ImportError:
+        print("rlcard is not installed: pip install rlcard (skipping this part)")
+        return
+    n, worlds = args.belief_games, args.belief_worlds
+    print(f"== Beliefs: what the worlds say of the opponent's hand against its real hand ({n} games of "
+          f"normal vs uno-rule-v1 in RLCard's env, {worlds} worlds per decision, seed {args.seed})")
+    t0 = time.perf_counter()
+    size = max(1, min(50, n // (4 * max(1, args.procs)) or 1))
+    jobs = [("normal", s, e, args.seed, None, True, False, worlds) for s, e in _chunks(n, size)]
+    parts = list(pool.imap(_rl_chunk, jobs)) if pool else [_rl_chunk(j) for j in jobs]
+    rows = [r for p in parts for r in p["calibration"]]
+    print(f"   {len(rows) // 2} decisions in {time.perf_counter() - t0:.1f} s")
+    print()
+    groups = [(source, drew) for source in ("beliefs", "uniform") for drew in (None, False, True)]
+    head = f"{'worlds dealt by':<36}{'decisions':>10}{'Brier colours':>15}{'Brier wild':>12}"
+    print(head + "   colour held: mean chance -> share held, per tenth of chance")
+    print("-" * (len(head) + 60))
+    for source, drew in groups:
+        sel = [r for r in rows if r[0] == source and (drew is None or r[1] == drew)]
+        if not sel:
+            continue
+        colours = sum((p - t) ** 2 for _, _, ps, ts in sel for p, t in zip(ps[:4], ts[:4])) / (4 * len(sel))
+        wild = sum((ps[4] - ts[4]) ** 2 for _, _, ps, ts in sel) / len(sel)
+        bins: dict[int, list[float]] = {}
+        for _, _, ps, ts in sel:
+            for p, t in zip(ps[:4], ts[:4]):
+                b = bins.setdefault(min(9, int(p * 10)), [0, 0.0, 0])
+                b[0] += 1
+                b[1] += p
+                b[2] += t
+        label = source + ("" if drew is None else
+                          ", opponent drew this round" if drew else ", opponent has not drawn")
+        cells = " ".join(f"{b[1] / b[0]:.2f}->{b[2] / b[0]:.2f}" for _, b in sorted(bins.items()) if b[0] >= 30)
+        print(f"{label:<36}{len(sel):>10}{colours:>15.4f}{wild:>12.4f}   {cells}")
+    print()
+    print("   Brier: mean squared gap between the worlds' chance and the truth (0 is perfect); a tenth "
+          "with fewer than 30 cases is not shown")
     print()
 
 
@@ -769,7 +870,7 @@ def _level_list(text: str) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("rlcard", "roundrobin", "timing", "all"), default="all")
+    ap.add_argument("--part", choices=("rlcard", "roundrobin", "timing", "beliefs", "all"), default="all")
     ap.add_argument("--games", type=int, default=2000, help="games per agent vs RLCard, and per pairing in "
                     "the round robin (default 2000)")
     ap.add_argument("--rr-games", type=int, default=None, help="games per pairing in the round robin "
@@ -781,6 +882,9 @@ def main() -> None:
                     help=f"comma-separated levels of the round robin (default: all four, {','.join(LEVELS)}); "
                     "e.g. hard,normal plays that one pairing")
     ap.add_argument("--decisions", type=int, default=1000, help="timed decisions per level (default 1000)")
+    ap.add_argument("--belief-games", type=int, default=300, help="games of the beliefs part (default 300)")
+    ap.add_argument("--belief-worlds", type=int, default=60,
+                    help="worlds per decision in the beliefs part (default 60)")
     ap.add_argument("--procs", type=int, default=2, help="parallel processes (default 2)")
     ap.add_argument("--budget-ms", type=float, default=None,
                     help=f"hard's time budget per decision (default HARD_BUDGET_MS = {HARD_BUDGET_MS:g})")
@@ -797,7 +901,7 @@ def main() -> None:
           f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
     pool = None
-    if args.procs > 1 and args.part in ("rlcard", "roundrobin", "all"):
+    if args.procs > 1 and args.part in ("rlcard", "roundrobin", "beliefs", "all"):
         pool = mp.get_context("fork").Pool(args.procs)
     try:
         if args.part in ("rlcard", "all"):
@@ -806,6 +910,8 @@ def main() -> None:
             part_roundrobin(args, pool)
         if args.part in ("timing", "all"):
             part_timing(args)
+        if args.part in ("beliefs", "all"):
+            part_beliefs(args, pool)
     finally:
         if pool is not None:
             pool.terminate()
