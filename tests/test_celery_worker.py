@@ -6,7 +6,6 @@ import threading
 import time
 
 import pytest
-from celery.worker import state as worker_state
 
 from config.celery import app
 from games.models import Game, Move
@@ -321,22 +320,31 @@ def test_f_a_redelivered_task_that_finds_its_game_moved_on_queues_the_follow_ups
     wait_for(lambda: version_of(gid) > version, timeout=5, message="the game moving again")
 
 
-_slow_task_ran = threading.Event()
+_held_started, _held_release, _held_ended = threading.Event(), threading.Event(), threading.Event()
 
 
-@app.task(name="tests.slow_task", ignore_result=True)
-def slow_task(seconds: float) -> None:
-    time.sleep(seconds)
-    _slow_task_ran.set()
+@app.task(name="tests.held_task", ignore_result=True)
+def held_task() -> None:
+    _held_started.set()
+    _held_release.wait(30)
+    _held_ended.set()
 
 
 def test_g_stopping_the_test_worker_waits_for_the_task_it_is_running(worker):
     """The fixture's worker is stopped before the test database is flushed: a task still
     running then (a bot's move, its transaction open) deadlocked with the flush's
     TRUNCATE.  stop() returns only once the running task has ended."""
-    _slow_task_ran.clear()
+    for event in (_held_started, _held_release, _held_ended):
+        event.clear()
     worker.start()
-    slow_task.delay(0.5)
-    wait_for(lambda: len(worker_state.active_requests), timeout=10, message="the task starting")
-    worker.stop()
-    assert _slow_task_ran.is_set()
+    held_task.delay()
+    assert _held_started.wait(10), "the task did not start"
+    stopping = threading.Thread(target=worker.stop)
+    stopping.start()
+    try:
+        stopping.join(3)  # (the worker itself stops well within this)
+        assert stopping.is_alive(), "stop() returned while a task was still running"
+    finally:
+        _held_release.set()
+    stopping.join(30)
+    assert not stopping.is_alive() and _held_ended.is_set()
