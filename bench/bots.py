@@ -466,10 +466,9 @@ class TimedAgent:
 
 
 def _rl_chunk(args: tuple) -> dict:
-    """Play games [start, stop) of one agent against RLCard's rule agent (``probe``:
+    """Play games [start, stop) of one agent against RLCard's rule agent (``probe_worlds``:
     ``--part beliefs``'s number of worlds per decision, else 0)."""
-    agent_name, start, stop, base_seed, budget_ms, infer, reveal, *more = args
-    probe_worlds = more[0] if more else 0
+    agent_name, start, stop, base_seed, budget_ms, infer, reveal, probe_worlds = args
     import numpy as np
     import rlcard
     from rlcard.agents import RandomAgent
@@ -537,15 +536,32 @@ def _merge(parts: list[dict]) -> dict:
     return dict(out)
 
 
-def part_rlcard(args, pool) -> None:
+def _rlcard_version() -> str | None:
+    """RLCard's version; None, said, when it is not installed (the part is skipped)."""
     try:
-        import rlcard  # noqa: F401
+        import rlcard
     except ImportError:
         print("rlcard is not installed: pip install rlcard (skipping this part)")
+        return None
+    return rlcard.__version__
+
+
+def _rl_games(pool, args, agent: str, games: int, budget_ms: float | None, infer: bool, reveal: bool = False,
+              probe_worlds: int = 0) -> list[dict]:
+    """``games`` games of ``agent`` against RLCard's rule agent, in chunks over ``pool``:
+    each chunk's :func:`_rl_chunk` result."""
+    size = max(1, min(50, games // (4 * max(1, args.procs)) or 1))
+    jobs = [(agent, s, e, args.seed, budget_ms, infer, reveal, probe_worlds) for s, e in _chunks(games, size)]
+    return list(pool.imap_unordered(_rl_chunk, jobs)) if pool else [_rl_chunk(j) for j in jobs]
+
+
+def part_rlcard(args, pool) -> None:
+    version = _rlcard_version()
+    if version is None:
         return
     budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
     print(f"== Part 1: heads-up vs RLCard uno-rule-v1 in RLCard's UNO env "
-          f"(rlcard {rlcard.__version__}; {args.games} games per agent, seats alternated, "
+          f"(rlcard {version}; {args.games} games per agent, seats alternated, "
           f"hard budget {budget:g} ms, {args.procs} procs, seed {args.seed}, "
           f"{'with' if args.infer else 'without'} inference from the opponent's actions)")
     rows = []
@@ -554,11 +570,8 @@ def part_rlcard(args, pool) -> None:
               "pile stays hidden); this measures what hidden information costs, it is not a fair game")
     for agent in ("hard", "normal", "rlcard-random"):
         t0 = time.perf_counter()
-        size = max(1, min(50, args.games // (4 * max(1, args.procs)) or 1))
-        jobs = [(agent, s, e, args.seed, budget, args.infer, args.reveal_opponent and agent == "hard")
-                for s, e in _chunks(args.games, size)]
-        parts = list(pool.imap_unordered(_rl_chunk, jobs)) if pool else [_rl_chunk(j) for j in jobs]
-        m = _merge(parts)
+        m = _merge(_rl_games(pool, args, agent, args.games, budget, args.infer,
+                             args.reveal_opponent and agent == "hard"))
         m["wall"] = time.perf_counter() - t0
         rows.append((agent, m))
         print(f"   {agent}: done in {m['wall']:.1f} s", flush=True)
@@ -626,18 +639,13 @@ class BeliefCheck:
 
 def part_beliefs(args, pool) -> None:
     """How well the beliefs know the opponent's hand: Brier scores and calibration."""
-    try:
-        import rlcard  # noqa: F401
-    except ImportError:
-        print("rlcard is not installed: pip install rlcard (skipping this part)")
+    if _rlcard_version() is None:
         return
     n, worlds = args.belief_games, args.belief_worlds
     print(f"== Beliefs: what the worlds say of the opponent's hand against its real hand ({n} games of "
           f"normal vs uno-rule-v1 in RLCard's env, {worlds} worlds per decision, seed {args.seed})")
     t0 = time.perf_counter()
-    size = max(1, min(50, n // (4 * max(1, args.procs)) or 1))
-    jobs = [("normal", s, e, args.seed, None, True, False, worlds) for s, e in _chunks(n, size)]
-    parts = list(pool.imap(_rl_chunk, jobs)) if pool else [_rl_chunk(j) for j in jobs]
+    parts = _rl_games(pool, args, "normal", n, None, True, probe_worlds=worlds)  # (the beliefs: always fed)
     rows = [r for p in parts for r in p["calibration"]]
     print(f"   {len(rows) // 2} decisions in {time.perf_counter() - t0:.1f} s")
     print()
