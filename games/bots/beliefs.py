@@ -23,10 +23,18 @@ What the events prove or make likely:
   it a fact.  ``free`` proves nothing;
 - a play: a player picking among its playable cards would have made this play less often
   from a hand with more choices, so each sampled world is weighed, for every play since
-  the player last drew (or its hand moved), by 1 / (the distinct playable kinds its hand
-  held then: the hand it holds in that world and the cards it played after, the played
-  card included); a wild's colour by how likely a player with that hand names it (most
-  name a colour they hold most of).
+  the player last drew (or its hand moved), by how likely the play was from the hand
+  it held then (the hand it holds in that world and the cards it played after, the
+  played card included).  How likely depends on how the player chooses, which the
+  seat does not know: the weight is a mixture of two models of a player (``STYLES``,
+  equally likely before its plays tell them apart), each model's chance of all of that
+  player's plays: a *considered* player picks among the distinct playable kinds (a wild
+  is one more choice) and names the colour it holds most of for its wild
+  (``RANDOM_COLOUR`` aside); a *casual* player picks any playable card of a colour at
+  random (a kind it holds twice, twice as often), plays a wild only when nothing of a
+  colour is playable, and names any colour.  (RLCard's rule agent plays casually; a
+  hand that names a colour it holds few of, or keeps its wilds, is evidence for one
+  model and against the other.)
 
 A played card is taken out of ``known`` or, if it was not known, out of the most
 constrained slot it fits (constraints learned from draws are nested, so what is left is
@@ -56,6 +64,9 @@ from games.engine import State, build_rules, redeal_hidden, rotated, shuffle_dea
 NONE: frozenset[int] = frozenset()
 #: the share of wilds whose colour is named without regard to the hand (:meth:`Beliefs.weight`)
 RANDOM_COLOUR = 0.25
+#: how the others may choose their plays, each with its chance before any play is seen
+#: (module doc; :meth:`Beliefs.weight`)
+STYLES = (("considered", 0.5), ("casual", 0.5))
 
 
 class RoundLog:
@@ -309,21 +320,36 @@ class Beliefs:
 
     def weight(self, world: State) -> float:
         """How likely the others' plays since they last drew were from their hands in
-        ``world`` (each from the hand it holds plus the cards it played after)."""
+        ``world`` (each from the hand it holds plus the cards it played after), under
+        the mixture of ``STYLES`` (module doc)."""
         w = 1.0
         for s, belief in enumerate(self.hands):
             plays = belief.plays
             if s == self.seat or not plays or s >= len(world.hands) or len(world.hands[s]) != belief.count_after:
                 continue
+            considered, casual = (chance for _, chance in STYLES)
             held = list(world.hands[s])  # what it held at each play: its hand, then the cards played after
             for ok, played, named in reversed(plays):
-                kinds = {self.kind[c] for c in held if c in ok}
-                kinds.add(self.kind[played])
-                w /= len(kinds)
+                playable = [self.kind[c] for c in held if c in ok]
+                playable.append(self.kind[played])
+                considered /= len(set(playable))
                 if named is not None:
-                    w *= self._named_likelihood([self.kind[c] for c in held], named)
+                    considered *= self._named_likelihood([self.kind[c] for c in held], named)
+                casual *= self._casual_likelihood(playable, self.kind[played], named)
                 held.append(played)
+            w *= considered + casual
         return w
+
+    @staticmethod
+    def _casual_likelihood(playable: list[tuple], played: tuple, named: str | None) -> float:
+        """How likely a casual player (module doc) makes a play of kind ``played`` when
+        its playable cards are of ``playable`` (the played one included)."""
+        coloured = [k for k in playable if k[0] is not None]
+        if played[0] is not None:
+            return coloured.count(played) / len(coloured)
+        if coloured:
+            return 0.0  # it keeps its wilds while it has anything else to play
+        return playable.count(played) / len(playable) * (0.25 if named is not None else 1.0)
 
     def _named_likelihood(self, kinds: list[tuple], named: str) -> float:
         """How likely a player holding cards of ``kinds`` names ``named`` for its wild:

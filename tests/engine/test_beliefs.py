@@ -192,7 +192,8 @@ def test_the_last_play_weighs_the_worlds_by_the_choices_its_hand_had():
     world.hands[1] = [ids_named("green 6")[0], ids_named("yellow 8")[0]]
     assert beliefs.weight(world) == 1.0  # nothing else it held was playable: red 5 only
     world.hands[1] = [ids_named("red 6")[0], ids_named("wild")[0]]
-    assert beliefs.weight(world) == pytest.approx(1 / 3)  # red 5, red 6, wild
+    # a considered player: red 5 among red 5, red 6, wild; a casual one: among red 5, red 6
+    assert beliefs.weight(world) == pytest.approx(0.5 * 1 / 3 + 0.5 * 1 / 2)
     # once its hand changed (it drew), the play says nothing about the hand it holds
     log.add(apply(state, 0, {"type": "draw"}))
     while state.actor() == 0:
@@ -214,8 +215,11 @@ def test_every_play_since_the_last_draw_weighs_the_worlds_with_the_cards_played_
     # red 7 on the red 9: its only choice; red 5 on the red 3: red 5 or the red 7 it still held
     assert beliefs.weight(world) == pytest.approx(1 / 2)
     world.hands[1] = [ids_named("red 1")[0], ids_named("wild")[0]]
-    # red 7 among red 1, wild, red 7; red 5 among red 1, wild, red 7, red 5
-    assert beliefs.weight(world) == pytest.approx(1 / 3 * 1 / 4)
+    # considered: red 7 among red 1, wild, red 7; red 5 among red 1, wild, red 7, red 5;
+    # casual (its wild kept): among red 1, red 7, then red 1, red 7, red 5.  One model
+    # of the player makes both plays: a mixture of the two models' chances of both
+    # plays, not a product of each play's mixture
+    assert beliefs.weight(world) == pytest.approx(0.5 * (1 / 3 * 1 / 4) + 0.5 * (1 / 2 * 1 / 3))
 
 
 def test_a_wilds_colour_weighs_the_hands_that_hold_most_of_it_more():
@@ -232,6 +236,33 @@ def test_a_wilds_colour_weighs_the_hands_that_hold_most_of_it_more():
     world.hands[1] = [ids_named("yellow 6")[0], greens[0]]
     tie = beliefs.weight(world)
     assert most > tie > other > 0
+
+
+def test_the_worlds_weigh_a_considered_and_a_casual_player_alike_before_their_plays_tell_them_apart():
+    """A casual player picks a card, not a kind (a kind held twice, twice as often),
+    and keeps its wilds while it has anything else to play, naming any colour; a
+    considered one picks among the kinds and names the colour it holds most of."""
+    state = arrange(hands=[["blue 1", "blue 2", "green 1"], ["red 5", "red 5", "red 6"]], top="red 3", current=1)
+    log = RoundLog(deal_events(state))
+    log.add(apply(state, 1, {"type": "play", "card": card(state, 1, "red 5")}))
+    beliefs = Beliefs(state, 0).feed(log.shown_to(0))
+    world = state.copy()
+    kept = next(c for c in ids_named("red 5") if c not in state.discard)  # (the other red 5)
+    world.hands[1] = [kept, ids_named("red 6")[0]]
+    assert beliefs.weight(world) == pytest.approx(0.5 * 1 / 2 + 0.5 * 2 / 3)  # kinds: red 5, red 6; cards: 2 of 3
+
+    state = arrange(hands=[["blue 1", "blue 2", "green 1"], ["wild", "red 6", "green 6"]], top="red 3", current=1)
+    log = RoundLog(deal_events(state))
+    log.add(apply(state, 1, {"type": "play", "card": card(state, 1, "wild"), "color": "green"}))
+    beliefs = Beliefs(state, 0).feed(log.shown_to(0))
+    world = state.copy()
+    named_green = 0.25 / 4 + 0.75 / 2  # green ties with another colour for the most held
+    world.hands[1] = [ids_named("red 6")[0], ids_named("green 6")[0]]
+    # a wild played with a red 6 in hand: only a considered player does that
+    assert beliefs.weight(world) == pytest.approx(0.5 * 1 / 2 * named_green)
+    world.hands[1] = [ids_named("yellow 8")[0], ids_named("green 6")[0]]
+    # nothing else playable: both models play the wild; the casual one names any colour
+    assert beliefs.weight(world) == pytest.approx(0.5 * named_green + 0.5 * 1 / 4)
 
 
 def redealt(state, seat: int, beliefs: Beliefs, rng: random.Random):
