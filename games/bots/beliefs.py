@@ -66,7 +66,7 @@ NONE: frozenset[int] = frozenset()
 RANDOM_COLOUR = 0.25
 #: how the others may choose their plays, each with its chance before any play is seen
 #: (module doc; :meth:`Beliefs.weight`)
-STYLES = (("considered", 0.5), ("casual", 0.5))
+STYLES = {"considered": 0.5, "casual": 0.5}
 
 
 class RoundLog:
@@ -327,7 +327,7 @@ class Beliefs:
             plays = belief.plays
             if s == self.seat or not plays or s >= len(world.hands) or len(world.hands[s]) != belief.count_after:
                 continue
-            considered, casual = (chance for _, chance in STYLES)
+            considered, casual = STYLES["considered"], STYLES["casual"]  # (each model's chance of the plays)
             held = list(world.hands[s])  # what it held at each play: its hand, then the cards played after
             for ok, played, named in reversed(plays):
                 playable = [self.kind[c] for c in held if c in ok]
