@@ -59,11 +59,13 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from games.engine import State, build_rules, redeal_hidden, rotated, shuffle_deal, unseen_cards, visible_events
+from games.engine import COLORS, State, build_rules, redeal_hidden, rotated, shuffle_deal, unseen_cards, visible_events
 
 NONE: frozenset[int] = frozenset()
 #: the share of wilds whose colour is named without regard to the hand (:meth:`Beliefs.weight`)
 RANDOM_COLOUR = 0.25
+#: the chance of one colour when a colour is named at random
+ANY_COLOUR = 1 / len(COLORS)
 #: how the others may choose their plays, each with its chance before any play is seen
 #: (module doc; :meth:`Beliefs.weight`)
 STYLES = {"considered": 0.5, "casual": 0.5}
@@ -349,7 +351,7 @@ class Beliefs:
             return coloured.count(played) / len(coloured)
         if coloured:
             return 0.0  # it keeps its wilds while it has anything else to play
-        return playable.count(played) / len(playable) * (0.25 if named is not None else 1.0)
+        return playable.count(played) / len(playable) * (ANY_COLOUR if named is not None else 1.0)
 
     def _named_likelihood(self, kinds: list[tuple], named: str) -> float:
         """How likely a player holding cards of ``kinds`` names ``named`` for its wild:
@@ -363,5 +365,5 @@ class Beliefs:
             return 1.0
         most = max(counts.values())
         tops = sum(1 for n in counts.values() if n == most)
-        chance = RANDOM_COLOUR / 4
+        chance = RANDOM_COLOUR * ANY_COLOUR
         return chance + ((1 - RANDOM_COLOUR) / tops if counts.get(named, 0) == most else 0.0)
