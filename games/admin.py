@@ -8,8 +8,8 @@ from games.models import Game, Move, Round, Score, Seat
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
-    fields = ("seat", "player", "bot_level", "timeouts", "autopilot")
-    readonly_fields = ("seat", "player", "bot_level")
+    fields = ("seat", "player", "bot_level", "timeouts", "autopilot", "left")
+    readonly_fields = ("seat", "player", "bot_level", "left")
     can_delete = False
 
 

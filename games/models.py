@@ -68,6 +68,11 @@ class Seat(models.Model):
     #: consecutive timeouts; at ``max_timeouts`` the seat goes on autopilot
     timeouts = models.PositiveSmallIntegerField(default=0)
     autopilot = models.BooleanField(default=False)
+    #: its player left the running game (``POST /games/{id}/leave``): the autopilot plays
+    #: the seat to the end, for good (``autopilot`` stays true; the player can no longer
+    #: act in the game: 403 ``left_game``), unlike the autopilot of timeouts, which the
+    #: player's next action ends
+    left = models.BooleanField(default=False)
     #: this seat won the finished game (alone, or with its team: ``State.winners``)
     won = models.BooleanField(default=False)
     joined_at = models.DateTimeField(auto_now_add=True)

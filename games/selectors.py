@@ -30,7 +30,8 @@ from players.models import Player, Webhook
 # from the database, then ``Model.from_db``): building these statements and matching
 # their columns through the ORM costs several times the CPU of running them (README,
 # "where a move's time goes").
-_SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot", "won")
+# (in the model's field order: ``Model.from_db`` takes the values in that order)
+_SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot", "left", "won")
 
 
 def per_backend(build: Callable[..., str]) -> Callable[..., str]:
@@ -229,6 +230,8 @@ def _player_entry(seat: Seat, view_player: dict | None, deadline=None) -> dict:
         "is_bot": seat.is_bot,
         "bot_level": seat.bot_level or None,
         "autopilot": seat.autopilot,
+        # left the running game for good: the autopilot plays the seat to the end
+        "left": seat.left,
         "hand_count": view_player["hand_count"] if view_player else 0,
         "score": view_player["score"] if view_player else 0,
         # team games: this round's team; ``scoring: elimination``: out of the game or not
@@ -294,7 +297,8 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
     out["face_down"] = v.get("face_down")  # Decktet-Uno's card set aside (``DecktetFamily.table_view``)
     if seat is not None:
         out["hand"] = v["hand"]
-        if game.status == GameStatus.ACTIVE:
+        # (a seat its player left has nothing to post: the autopilot plays it)
+        if game.status == GameStatus.ACTIVE and not _left(seats, seat):
             out["legal_actions"] = engine.legal_actions(state, seat)
     if game.status == GameStatus.FINISHED:
         winner = next((s for s in seats if s.seat == game.winner_seat), None)
@@ -309,6 +313,11 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
     return out
 
 
+def _left(seats: list[Seat], seat: int) -> bool:
+    """Whether the player of ``seat`` left the game for good (``Seat.left``)."""
+    return any(s.seat == seat and s.left for s in seats)
+
+
 def list_games(player, *, status: str | None = None, mine: bool = False, my_turn: bool = False) -> QuerySet[Game]:
     # the seats of a whole page in one query: game_summary reads them from seat_list
     seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("seat"), to_attr="seat_list")
@@ -319,7 +328,9 @@ def list_games(player, *, status: str | None = None, mine: bool = False, my_turn
         qs = qs.filter(Exists(Seat.objects.filter(game=OuterRef("pk"), player=player)))
     if my_turn:
         # the games waiting for me, most urgent deadline first (no deadline last)
-        mine_to_act = Seat.objects.filter(game=OuterRef("pk"), player=player, seat=OuterRef("current_seat"))
+        # (not a seat the player left: the autopilot plays it)
+        mine_to_act = Seat.objects.filter(game=OuterRef("pk"), player=player, seat=OuterRef("current_seat"),
+                                          left=False)
         qs = qs.filter(Exists(mine_to_act), status=GameStatus.ACTIVE)
         return qs.order_by(F("deadline").asc(nulls_last=True), "id")
     return qs
@@ -346,7 +357,8 @@ def game_summary(game: Game, player) -> dict[str, Any]:
         "turn_seconds": game.turn_seconds,
         "current_seat": game.current_seat,
         "seat": seat,
-        "my_turn": seat is not None and game.status == GameStatus.ACTIVE and seat == game.current_seat,
+        "my_turn": seat is not None and game.status == GameStatus.ACTIVE and seat == game.current_seat
+        and not _left(seats, seat),
         "deadline": game.deadline,
         "winner_seat": game.winner_seat,
         "created_at": game.created_at,

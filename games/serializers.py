@@ -68,7 +68,15 @@ class SeatInGameSerializer(serializers.Serializer):
     username = serializers.CharField(allow_null=True)
     is_bot = serializers.BooleanField()
     bot_level = serializers.CharField(allow_null=True)
-    autopilot = serializers.BooleanField(help_text="A bot plays this human seat (timeouts or left the game).")
+    autopilot = serializers.BooleanField(
+        help_text="A bot plays this human seat: after UNO_MAX_TIMEOUTS timeouts in a row (until its player acts "
+        "again), or for good once its player left the running game (`left`)."
+    )
+    left = serializers.BooleanField(
+        help_text="Its player left the running game (`POST /games/{id}/leave`): for good, the autopilot plays the "
+        "seat to the end (`autopilot` stays true), the seat's result is what the autopilot makes of it, and the "
+        "player can no longer act in the game (403 `left_game`; `legal_actions` empty) but still sees it as seated."
+    )
     hand_count = serializers.IntegerField()
     score = serializers.IntegerField()
     team = serializers.IntegerField(

@@ -131,7 +131,8 @@ def join_game(*, player, game_id: int) -> Game:
 
 
 def leave_game(*, player, game_id: int) -> Game | None:
-    """Leave a waiting game (returns None when the game was deleted as empty)."""
+    """Leave a game: a waiting one frees the seat (returns None when the game was deleted
+    as empty); a running one is left for good (:func:`_leave_running`)."""
     with transaction.atomic():
         game = _lock(game_id)
         seat = _seat_of(game, player)
@@ -149,16 +150,22 @@ def leave_game(*, player, game_id: int) -> Game | None:
 
 
 def _leave_running(game: Game, seat: Seat) -> Game:
+    """Leaving a running game is for good (an abandoned seat, as a resignation is on
+    Lichess, except that the table plays on): the autopilot plays the seat to the end,
+    and the player can no longer act in the game (:func:`act`: 403 ``left_game``) nor
+    take the seat back; the game still lists them (``players[i].left``), and the seat's
+    result is what the autopilot makes of it.  Leaving again changes nothing."""
     if game.status == GameStatus.FINISHED:
         raise ApiError(409, "game_finished", "the game is over")
-    # Leaving a running game hands the seat to the autopilot for the rest of the game:
-    # what it owes becomes a robot's (its bot's time, and a deadline that revives it if
-    # its task is lost; a window's own deadline stays).
+    if seat.left:
+        return game
+    # What the seat owes becomes a robot's (its bot's time, and a deadline that revives
+    # it if its task is lost; a window's own deadline stays).
     seats = selectors.load_seats(game).seat_list
     previous = obligations.current(game, seats)
     seat = next(s for s in seats if s.pk == seat.pk)
-    seat.autopilot = True
-    seat.save(update_fields=["autopilot"])
+    seat.autopilot = seat.left = True
+    seat.save(update_fields=["autopilot", "left"])
     obligations.record(game, engine.State.from_dict(game.state), seats, timezone.now(), acted=None,
                        previous=previous)
     game.save(update_fields=["updated_at", "obligations", "deadline", "current_seat"])
@@ -213,11 +220,14 @@ def act(
         if game.status != GameStatus.ACTIVE:
             code = "game_not_started" if game.status == GameStatus.WAITING else "game_finished"
             raise ApiError(409, code, f"the game is {game.status}")
+        if seat_row.left:
+            raise ApiError(403, "left_game", "you left this game: the autopilot plays your seat to the end")
         if expected_version is not None and expected_version != game.version:
             raise ApiError(409, "stale_version", f"the game is at version {game.version}", version=game.version)
         state = engine.State.from_dict(game.state)
         back = bool(seat_row.timeouts or seat_row.autopilot)
-        # acting again takes a seat off autopilot: its obligations are a human's again
+        # acting again takes a seat off the autopilot of timeouts: its obligations are a
+        # human's again (a seat left for good never comes back: refused above)
         # (set before the move, which gives them their deadlines; a refused action
         # writes nothing)
         seat_row.timeouts, seat_row.autopilot = 0, False  # the loaded seat the answer shows

@@ -183,10 +183,11 @@ class _GameCommand(APIView):
         return Response(selectors.game_view(game, request.user))
 
 
-def _command_schema(op: str, summary: str, conflicts: str, extra: dict | None = None):
+def _command_schema(op: str, summary: str, conflicts: str, extra: dict | None = None, description: str | None = None):
     return extend_schema(
         operation_id=f"games_{op}",
         summary=summary,
+        description=description,
         tags=["games"],
         request=None,
         responses={200: GameSerializer, **(extra or {}), **problem_responses(401, 403, 404, (409, conflicts), 429)},
@@ -205,9 +206,16 @@ class JoinView(_GameCommand):
 class LeaveView(_GameCommand):
     @_command_schema(
         "leave",
-        "Leave a game: a waiting game frees the seat; in a running game a bot plays the seat from now on",
+        "Leave a game: a waiting game frees the seat; a running game is left for good (the autopilot plays the "
+        "seat to the end)",
         "`game_finished`",
         extra={204: OpenApiResponse(description="The last human left a waiting game, which was deleted.")},
+        description="A waiting game: the seat is freed (the creator's role passes to the next human; the last human "
+        "leaving deletes the game: 204). A running game: leaving is for good, like resigning: the autopilot "
+        "(`UNO_AUTOPILOT_LEVEL`) plays the seat to the end and its result is the seat's; the game still lists the "
+        "player (`players[i].left` and `autopilot` true) and shows them their hand, but they can no longer act in it "
+        "(`POST /actions` answers 403 `left_game`, `legal_actions` is empty). Leaving it again changes nothing (200). "
+        "Unlike the autopilot after `UNO_MAX_TIMEOUTS` timeouts, which the player's next action ends.",
     )
     def post(self, request, game_id: int):
         return super().post(request, game_id)
@@ -249,7 +257,8 @@ class ActionsView(APIView):
             **problem_responses(
                 (400, ACTION_ERRORS),
                 401,
-                (403, "`not_seated`"),
+                (403, "`not_seated`, `left_game` (the caller left this running game: the autopilot plays their seat "
+                 "to the end)"),
                 404,
                 415,
                 (422, "`idempotency_key_reused`: the same Idempotency-Key with another body"),

@@ -63,7 +63,8 @@ def test_create_with_defaults(clients):
     assert g["options"] == {name: spec.default for name, spec in options_of("standard").items()}
     assert g["players"] == [
         {"seat": 0, "username": alice.player.username, "is_bot": False, "bot_level": None,
-         "autopilot": False, "hand_count": 0, "score": 0, "team": None, "status": "active", "deadline": None}
+         "autopilot": False, "left": False, "hand_count": 0, "score": 0, "team": None, "status": "active",
+         "deadline": None}
     ]
     assert g["hand"] == [] and g["legal_actions"] == [] and g["winner"] is None
     assert g["obligations"] == [] and g["deadline"] is None and g["deck"] is None
