@@ -1,8 +1,8 @@
 """gunicorn settings: ``gunicorn -c config/gunicorn.conf.py config.wsgi:application``.
 
-Threaded workers (gthread) whose own error answers (a request line or headers over
-the limits below, a malformed request) are problem+json like the API's
-(config/gunicorn_worker.py).  Every number can be set from the environment; README.md,
+gunicorn manages the processes; each worker serves HTTP with uvicorn on an event loop
+(config/web_worker.py, config/http_protocol.py) in front of Django (config/front_door.py),
+so slow clients, event streams and long-polls hold no thread.  Every number can be set from the environment; README.md,
 "Configuration" and "Limits", lists them.
 """
 
@@ -16,8 +16,10 @@ def _env_int(name: str, default: int) -> int:
 wsgi_app = "config.wsgi:application"
 bind = f"0.0.0.0:{_env_int('PORT', 8000)}"
 workers = _env_int("WEB_CONCURRENCY", 2)
+# Threads per worker that run Django's synchronous views (the move path); reading
+# requests, event streams and long-polls take none (config/front_door.py).
 threads = _env_int("GUNICORN_THREADS", 4)
-worker_class = "config.gunicorn_worker.ProblemThreadWorker"
+worker_class = "config.web_worker.WebWorker"
 
 # A worker silent this long is killed and replaced; on SIGTERM requests in flight get
 # graceful_timeout seconds to finish.
@@ -26,11 +28,11 @@ graceful_timeout = 5
 # Seconds an idle keep-alive connection is kept open for the client's next request.
 keepalive = _env_int("GUNICORN_KEEPALIVE", 5)
 
-# Request line (method, URL with query string, version) at most this many bytes: 414.
-limit_request_line = _env_int("GUNICORN_LIMIT_REQUEST_LINE", 4094)
-# At most this many header fields, each at most this many bytes: 431.
-limit_request_fields = _env_int("GUNICORN_LIMIT_REQUEST_FIELDS", 100)
-limit_request_field_size = _env_int("GUNICORN_LIMIT_REQUEST_FIELD_SIZE", 8190)
+# The request line's and headers' limits (GUNICORN_LIMIT_REQUEST_LINE: 414,
+# GUNICORN_LIMIT_REQUEST_FIELDS / _FIELD_SIZE: 431), the header and body timeouts
+# (WEB_HEADER_TIMEOUT, WEB_BODY_TIMEOUT: 408) and the cap on connections per client IP
+# (WEB_MAX_CONNECTIONS_PER_IP: 429) are read by config/http_protocol.py and
+# config/front_door.py.
 
 # One line per request on stdout, errors on stderr.
 accesslog = "-"

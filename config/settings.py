@@ -312,6 +312,10 @@ LIVE_SQLITE_CHECK_SECONDS = float(env_str("LIVE_SQLITE_CHECK_SECONDS", "0.1"))
 # The most event streams (game streams and feeds together) one player holds open in one web
 # process; one more answers 429 `too_many_streams`.
 LIVE_MAX_STREAMS_PER_PLAYER = int(env_str("LIVE_MAX_STREAMS_PER_PLAYER", "20"))
+# Streams, feeds and long-polls end when the token they were opened with does (revoked,
+# expired, the password changed, the player deactivated): checked before every delivery
+# and at least this often (seconds) while they are idle, one query per web process.
+LIVE_CREDENTIALS_CHECK_SECONDS = float(env_str("LIVE_CREDENTIALS_CHECK_SECONDS", "1"))
 
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {

@@ -66,6 +66,10 @@ def heartbeat_seconds() -> float:
     return float(getattr(settings, "LIVE_HEARTBEAT_SECONDS", 15.0))
 
 
+def credentials_check_seconds() -> float:
+    return float(getattr(settings, "LIVE_CREDENTIALS_CHECK_SECONDS", 1.0))
+
+
 def sqlite_check_seconds() -> float:
     return float(getattr(settings, "LIVE_SQLITE_CHECK_SECONDS", 0.1))
 
@@ -91,8 +95,10 @@ class _Viewer:
 # Subscriptions (created on the subscriber's event loop, fed from the processor thread)
 # --------------------------------------------------------------------------------------
 class _Subscription:
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, token_id: int | None = None) -> None:
         self.loop = loop
+        #: the API token it was opened with: it ends when the token does (:meth:`Hub._end_revoked`)
+        self.token_id = token_id
         self.queue: asyncio.Queue[bytes] = asyncio.Queue()
         self.closed = False
         self.quiet = True  # nothing sent since the last heartbeat tick
@@ -113,6 +119,20 @@ class _Subscription:
             except RuntimeError:  # its loop is closed: the client is gone
                 self.closed = True
                 return
+
+    def revoke(self) -> None:
+        """End the subscription now, dropping what it has not sent yet (from the
+        processor thread): its credentials ended."""
+        self.closed = True
+
+        def end() -> None:
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            self.queue.put_nowait(CLOSE)
+        try:
+            self.loop.call_soon_threadsafe(end)
+        except RuntimeError:
+            pass
 
     async def frames(self) -> Any:
         """The frames to send (heartbeats included: :func:`_beat`); ends at CLOSE."""
@@ -167,8 +187,8 @@ class TooManyStreams(Exception):
 class GameStream(_Subscription):
     """A viewer's stream of one game's moves after ``last`` (None: from now on)."""
 
-    def __init__(self, loop, game_id: int, player_id: int, last: int | None) -> None:
-        super().__init__(loop)
+    def __init__(self, loop, game_id: int, player_id: int, last: int | None, token_id: int | None = None) -> None:
+        super().__init__(loop, token_id)
         self.game_id, self.player_id, self.last = game_id, player_id, last
         self.seen: tuple | None = None  # (version, updated_at) last shown
 
@@ -176,8 +196,8 @@ class GameStream(_Subscription):
 class Feed(_Subscription):
     """A player's own feed: your_turn, game_started, game_finished, joined."""
 
-    def __init__(self, loop, player_id: int) -> None:
-        super().__init__(loop)
+    def __init__(self, loop, player_id: int, token_id: int | None = None) -> None:
+        super().__init__(loop, token_id)
         self.player_id = player_id
         self.fresh = True  # its catch-up (the games awaiting it now) is still to send
 
@@ -190,6 +210,7 @@ class Waiter:
     game_id: int
     version: int
     future: asyncio.Future = field(default=None)  # type: ignore[assignment]
+    token_id: int | None = None
 
     def resolve(self) -> None:
         def done() -> None:
@@ -255,10 +276,10 @@ class Hub:
         self._reap = True
 
     def subscribe_game(self, game_id: int, player_id: int, last: int | None,
-                       limit: int | None = None) -> GameStream:
+                       limit: int | None = None, token_id: int | None = None) -> GameStream:
         """A stream of ``game_id`` for ``player_id``; :class:`TooManyStreams` when the
         player already holds ``limit`` streams in this process."""
-        sub = GameStream(asyncio.get_running_loop(), game_id, player_id, last)
+        sub = GameStream(asyncio.get_running_loop(), game_id, player_id, last, token_id)
         with self._lock:
             self._count_in(sub, limit)
             self._streams[game_id].add(sub)
@@ -266,18 +287,18 @@ class Hub:
         self._kick()
         return sub
 
-    def subscribe_player(self, player_id: int, limit: int | None = None) -> Feed:
+    def subscribe_player(self, player_id: int, limit: int | None = None, token_id: int | None = None) -> Feed:
         """``player_id``'s feed (:class:`TooManyStreams` as for a game's stream)."""
-        sub = Feed(asyncio.get_running_loop(), player_id)
+        sub = Feed(asyncio.get_running_loop(), player_id, token_id)
         with self._lock:
             self._count_in(sub, limit)
             self._feeds[player_id].add(sub)
         self._kick()
         return sub
 
-    def add_waiter(self, game_id: int, version: int) -> Waiter:
+    def add_waiter(self, game_id: int, version: int, token_id: int | None = None) -> Waiter:
         loop = asyncio.get_running_loop()
-        waiter = Waiter(loop, game_id, version, loop.create_future())
+        waiter = Waiter(loop, game_id, version, loop.create_future(), token_id)
         with self._lock:
             self._waiters[game_id].add(waiter)
         self._kick(wake=False)
@@ -396,7 +417,9 @@ class Hub:
     # ---- the processor ----------------------------------------------------------------
     def _process_forever(self) -> None:
         while True:
-            self._wake.wait()
+            # while anything is subscribed, a pass at least every LIVE_CREDENTIALS_CHECK_SECONDS
+            # (:meth:`_end_revoked`)
+            self._wake.wait(credentials_check_seconds() if self._interest.is_set() else None)
             self._wake.clear()
             try:
                 self._process()
@@ -420,6 +443,8 @@ class Hub:
                     self._remove(gone)
             dirty, self._dirty = self._dirty, set()
             unknown, self._unknown = self._unknown, False
+        self._end_revoked()
+        with self._lock:
             fresh_feeds = [f for subs in self._feeds.values() for f in subs if f.fresh]
             interest = set(self._streams) | set(self._waiters) | set(self._followed)
             feed_players = set(self._feeds)
@@ -433,6 +458,28 @@ class Hub:
             relevant |= self._games_of(feed_players, dirty - interest)
         for game_id in sorted(relevant):
             self._game_changed(game_id)
+
+    def _end_revoked(self) -> None:
+        """End every stream, feed and long-poll whose token ended (revoked, expired,
+        its password changed, its player deactivated): one query for all of them, at
+        every pass of the processor, so before anything more is delivered to them, and
+        at least every LIVE_CREDENTIALS_CHECK_SECONDS while they are idle."""
+        with self._lock:
+            subs: list[Any] = [s for group in (self._streams, self._feeds, self._waiters)
+                               for members in group.values() for s in members if s.token_id is not None]
+        if not subs:
+            return
+        from players.selectors import live_token_ids
+
+        alive = live_token_ids({s.token_id for s in subs})
+        for sub in subs:
+            if sub.token_id in alive:
+                continue
+            if isinstance(sub, Waiter):
+                sub.resolve()  # its view answers 401
+            else:
+                sub.revoke()
+            self.unsubscribe(sub)
 
     def _changed_among(self, interest: set[int], feed_players: set[int]) -> set[int]:
         """The games of interest (and the feed players' open games) whose version or

@@ -303,7 +303,8 @@ when the player acted within the same moment, gets none), `event: game_started`,
 `: keepalive` comments while idle. Authentication as for a game's stream (`?token=` allowed)."""
 
 
-def _stream_operation(op_id: str, summary: str, description: str, params: list[dict], errors: dict) -> dict:
+def _stream_operation(op_id: str, summary: str, description: str, params: list[dict], errors: dict,
+                      events: dict) -> dict:
     return {
         "operationId": op_id,
         "summary": summary,
@@ -316,10 +317,36 @@ def _stream_operation(op_id: str, summary: str, description: str, params: list[d
         }],
         "responses": {
             "200": {
-                "description": "The stream (open until the client closes it).",
-                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                "description": "The stream (open until the client closes it). Its schema is one event's, as a "
+                "Server-Sent Events parser reads it (`event`, `id`, `retry`, `data`); each event's `data` is one "
+                "line of JSON, of the schema named in its `x-contentSchema`.",
+                "content": {"text/event-stream": {"schema": events}},
             },
             **errors,
+            "405": {
+                "description": "`method_not_allowed`: a stream is read with `GET` only (`Allow: GET`).",
+                "content": {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            },
+        },
+    }
+
+
+PROBLEM = "application/problem+json"
+
+
+def sse_event(names: list[str], data: str) -> dict:
+    """One Server-Sent Event as parsed (what schemathesis checks each event against): its
+    ``event`` one of ``names``, its ``data`` a line of JSON of schema ``data``."""
+    return {
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {
+            "event": {"type": "string", "enum": names},
+            "id": {"type": "string"},
+            "retry": {"type": "integer"},
+            "data": {"type": "string", "description": f"JSON: a `{data}`.",
+                     "x-contentMediaType": "application/json",
+                     "x-contentSchema": {"$ref": f"#/components/schemas/{data}"}},
         },
     }
 
@@ -350,11 +377,13 @@ def live_events_hook(result: dict, generator: Any, request: Any, public: bool) -
              "description": "The `id` of the last event received (a move's `seq`): resume after it."},
         ],
         errors,
+        {"oneOf": [sse_event(["message"], "GameStreamMove"), sse_event(["game"], "GameStreamChange")]},
     )}
     feed_errors = {code: answer for code, answer in errors.items() if code not in ("400", "404")}
     result["paths"]["/api/v1/players/me/events"] = {"get": _stream_operation(
         "players_events", "The caller's feed: your turn, started, finished, joined (Server-Sent Events)",
         FEED_DESCRIPTION, [], feed_errors,
+        sse_event(["your_turn", "game_started", "game_finished", "joined"], "FeedEvent"),
     )}
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     version = {"type": "integer", "minimum": 0, "description": "The game's version after the change."}

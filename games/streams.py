@@ -11,9 +11,10 @@
 - ``GET /api/v1/games/{id}?wait_for_version=N&timeout=S``: the long-poll
   (:func:`wait_for_version`, which ``GameDetailView`` calls).
 
-Served by gunicorn's workers without holding their threads: the worker hands these
-requests to its event loop (``config.live_server``); anywhere else (the test client,
-``runserver``) Django runs them as it runs any async view.  A token may come as
+Served on the web worker's event loop without holding a thread (``config.front_door``);
+anywhere else (the test client, ``runserver``) Django runs them as it runs any async
+view.  A stream or long-poll ends within ``LIVE_CREDENTIALS_CHECK_SECONDS`` of its token
+being revoked or expiring, the password changing or the player being deactivated.  A token may come as
 ``?token=`` (browsers' ``EventSource`` cannot send headers); access logs show it as
 ``token=***``.
 """
@@ -21,12 +22,12 @@ requests to its event loop (``config.live_server``); anywhere else (the test cli
 from __future__ import annotations
 
 import asyncio
-import re
 import weakref
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import AuthenticationFailed
 
 from config.problems import ApiError, problem_response
@@ -59,17 +60,23 @@ def _key(request: HttpRequest) -> str | None:
 
 
 def authenticate(request: HttpRequest):
-    """The player whose token the request carries (header, else ``?token=``)."""
+    """The player whose token the request carries (header, else ``?token=``), and the
+    token (its stream ends when the token does: ``games.live``)."""
     from players.authentication import ApiTokenAuthentication
 
     key = _key(request)
     if key is None:
         raise ApiError(401, "not_authenticated", "Authentication credentials were not provided.")
     try:
-        player, _ = ApiTokenAuthentication().authenticate_credentials(key.encode("latin-1", "replace"))
+        return ApiTokenAuthentication().authenticate_credentials(key.encode("latin-1", "replace"))
     except AuthenticationFailed as exc:
         raise ApiError(401, "authentication_failed", str(exc.detail)) from None
-    return player
+
+
+def only_get(request: HttpRequest) -> None:
+    if request.method != "GET":
+        raise ApiError(405, "method_not_allowed", f'Method "{request.method}" not allowed.',
+                       headers={"Allow": "GET"})
 
 
 def _int(raw: str | None, name: str, low: int, high: int | None = None) -> int | None:
@@ -97,11 +104,12 @@ def wait_params(query) -> tuple[int, int] | None:
     return version, DEFAULT_WAIT_SECONDS if timeout is None else timeout
 
 
-async def wait_for_version(game_id: int, version: int, timeout: float) -> None:
+async def wait_for_version(game_id: int, version: int, timeout: float, token_id: int | None = None) -> None:
     """Return once game ``game_id``'s version exceeds ``version``, or after ``timeout``
-    seconds, or at once if the game does not exist (the view then answers 404)."""
+    seconds, or at once if the game does not exist (the view then answers 404), or
+    once token ``token_id`` ends (the view then answers 401)."""
     hub = live.hub()
-    waiter = hub.add_waiter(game_id, version)  # before reading: a commit in between wakes it
+    waiter = hub.add_waiter(game_id, version, token_id)  # before reading: a commit in between wakes it
     try:
         current = await sync_to_async(_version_of)(game_id)
         if current is None or current > version:
@@ -149,7 +157,7 @@ def release(scope: dict) -> None:
     """End the subscriptions made for the request of ``scope``, which is over (its
     connection is closed).  A stream that ran ended its own; this gives back the ones
     whose client left while the response was on its way out, which nothing else ends
-    before the garbage collector finds the dropped response (``config.live_server``
+    before the garbage collector finds the dropped response (``config.front_door``
     calls it once it is done with a connection)."""
     hub = live.hub()
     for sub in scope.pop(SUBSCRIPTIONS, ()):
@@ -183,13 +191,15 @@ class EventStreamResponse(StreamingHttpResponse):
         self._resource_closers.append(lambda: hub.unsubscribe(sub))
 
 
+@csrf_exempt  # token authentication, no cookies: other methods get their 405, not a CSRF page
 async def game_events(request: HttpRequest, game_id: int) -> HttpResponseBase:
     try:
-        player = await sync_to_async(authenticate)(request)
+        only_get(request)
+        player, token = await sync_to_async(authenticate)(request)
         after = _resume_point(request)
         if await sync_to_async(_version_of)(game_id) is None:
             raise ApiError(404, "not_found", "Not found.")
-        sub = live.hub().subscribe_game(game_id, player.pk, after, _stream_limit())
+        sub = live.hub().subscribe_game(game_id, player.pk, after, _stream_limit(), token_id=token.pk)
     except live.TooManyStreams as exc:
         return problem(too_many_streams(exc))
     except ApiError as exc:
@@ -197,10 +207,12 @@ async def game_events(request: HttpRequest, game_id: int) -> HttpResponseBase:
     return EventStreamResponse(request, sub)
 
 
+@csrf_exempt
 async def player_events(request: HttpRequest) -> HttpResponseBase:
     try:
-        player = await sync_to_async(authenticate)(request)
-        sub = live.hub().subscribe_player(player.pk, _stream_limit())
+        only_get(request)
+        player, token = await sync_to_async(authenticate)(request)
+        sub = live.hub().subscribe_player(player.pk, _stream_limit(), token_id=token.pk)
     except live.TooManyStreams as exc:
         return problem(too_many_streams(exc))
     except ApiError as exc:
@@ -210,7 +222,6 @@ async def player_events(request: HttpRequest) -> HttpResponseBase:
 
 #: set in an ASGI request's scope once its wait is over (:func:`wait_first`)
 WAITED = "uno.waited"
-DETAIL = re.compile(r"/api/v1/games/(\d+)")
 
 
 def waited(request: HttpRequest) -> bool:
@@ -218,24 +229,22 @@ def waited(request: HttpRequest) -> bool:
     return bool(getattr(request, "scope", {}).get(WAITED))
 
 
-async def wait_first(scope: dict) -> None:
-    """The wait of a long-poll (``GET /games/{id}?wait_for_version=N``) before Django's
-    handler sees the request (``config.live_server``), whose synchronous middleware
-    would hold a thread for all of it; marks the scope waited.  An unauthenticated or
-    malformed request is not waited for: the view answers it with its problem."""
-    match = DETAIL.fullmatch(scope["path"])
-    if match is None:
-        return
+async def wait_first(scope: dict, game_id: int) -> None:
+    """The wait of a long-poll (``GET /games/{id}?wait_for_version=N``, as Django
+    resolved it) before Django's handler sees the request (``config.front_door``),
+    whose synchronous middleware would hold a thread for all of it; marks the scope
+    waited.  An unauthenticated or malformed request is not waited for: the view
+    answers it with its problem."""
     from django.http import QueryDict
 
     request = HttpRequest()
     request.META["HTTP_AUTHORIZATION"] = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
     request.GET = QueryDict(scope["query_string"].decode("latin-1"))
     try:
-        await sync_to_async(authenticate)(request)
+        _, token = await sync_to_async(authenticate)(request)
         wait = wait_params(request.GET)
     except ApiError:
         return
     if wait is not None:
-        await wait_for_version(int(match.group(1)), *wait)
+        await wait_for_version(game_id, *wait, token_id=token.pk)
         scope[WAITED] = True

@@ -149,8 +149,8 @@ class GameDetailView(APIView):
     def get(self, request, game_id: int):
         wait = streams.wait_params(request.query_params)
         if wait is not None and not streams.waited(request._request):
-            # (gunicorn's workers wait on their event loop first: config.live_server)
-            async_to_sync(streams.wait_for_version)(game_id, *wait)
+            # (served, the front door waits on its event loop first: config.front_door)
+            async_to_sync(streams.wait_for_version)(game_id, *wait, token_id=getattr(request.auth, "pk", None))
         game = selectors.get_game(game_id)
         etag = selectors.etag_for(game, selectors.viewer_seat(game.seat_list, request.user))
         if _none_match_fails(request.headers.get("If-None-Match"), etag):

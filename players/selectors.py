@@ -39,3 +39,10 @@ def player_tokens(player: Player) -> QuerySet[ApiToken]:
     """The player's tokens that still authenticate (not expired), newest first."""
     live = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
     return ApiToken.objects.filter(live, user=player).order_by("-created", "-id")
+
+
+def live_token_ids(token_ids: set[int]) -> set[int]:
+    """Those of ``token_ids`` that still authenticate: not revoked, not expired, their
+    player active (``games.live`` ends the streams opened with the others)."""
+    live = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
+    return set(ApiToken.objects.filter(live, pk__in=token_ids, user__is_active=True).values_list("pk", flat=True))

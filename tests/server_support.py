@@ -10,11 +10,13 @@ Use it with ``from tests.server_support import gunicorn  # noqa: F401 (fixture)`
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -108,3 +110,48 @@ def gunicorn(django_db_setup, tmp_path_factory) -> Iterator[Gunicorn]:
         yield server
     finally:
         server.stop()
+
+
+# --- Requests to a real server ------------------------------------------------------
+
+
+def call(server, method: str, path: str, body=None, token: str | None = None, headers=None):
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=90)
+    h = {"Content-Type": "application/json", **(headers or {})}
+    if token:
+        h["Authorization"] = f"Token {token}"
+    conn.request(method, path, None if body is None else json.dumps(body), h)
+    resp = conn.getresponse()
+    raw = resp.read()
+    conn.close()
+    data = json.loads(raw) if raw else None
+    return resp.status, data, {k.lower(): v for k, v in resp.getheaders()}
+
+
+def register(server) -> tuple[str, str]:
+    name = f"p{uuid.uuid4().hex[:12]}"
+    status, body, _ = call(server, "POST", "/api/v1/auth/register", {"username": name, "password": "a-long-password-1"})
+    assert status == 201, body
+    return name, body["token"]
+
+
+def two_player_game(server, ruleset: str = "standard") -> tuple[int, str, str]:
+    (_, a), (_, b) = register(server), register(server)
+    status, game, _ = call(server, "POST", "/api/v1/games", {"ruleset": ruleset, "max_players": 2}, a)
+    assert status == 201, game
+    assert call(server, "POST", f"/api/v1/games/{game['id']}/join", None, b)[0] == 200
+    return game["id"], a, b
+
+
+def step(server, game_id: int, tokens: list[str]) -> int:
+    """One move by whoever may make one (the first of its ``legal_actions``); the new version."""
+    for token in tokens:
+        _, game, _ = call(server, "GET", f"/api/v1/games/{game_id}", token=token)
+        if game["status"] != "active":
+            return game["version"]
+        if game["legal_actions"]:
+            action = {**game["legal_actions"][0], "expected_version": game["version"]}
+            status, body, _ = call(server, "POST", f"/api/v1/games/{game_id}/actions", action, token)
+            assert status == 200, body
+            return body["game"]["version"]
+    raise AssertionError("nobody may act")

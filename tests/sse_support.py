@@ -86,7 +86,7 @@ def open_stream(port: int, path: str, token: str | None = None, *, query_token: 
         lines: list[str] = []
         try:
             while True:
-                raw = resp.fp.readline()
+                raw = resp.readline()  # (de-chunked)
                 if not raw:
                     break
                 line = raw.decode().rstrip("\n")
@@ -102,7 +102,7 @@ def open_stream(port: int, path: str, token: str | None = None, *, query_token: 
                     continue
                 name, _, value = line.partition(":")
                 current[name] = value[1:] if value.startswith(" ") else value
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError, http.client.HTTPException):  # (closed under it)
             pass
         finally:
             stream.closed.set()
