@@ -356,6 +356,21 @@ CELERY_TASK_ROUTES = {
 # Health check: how long the broker probe may take (seconds).
 HEALTH_BROKER_TIMEOUT = float(env_str("HEALTH_BROKER_TIMEOUT", "2"))
 
+# --- Hardening (issue 24): one player's share of games and bots ------------------
+# (games/services.py checks them in the transaction that creates or joins, the player's
+# row locked; 0 turns a limit off.  README "Limits".)
+
+# Waiting games a player has created (and still holds as creator): one more is refused,
+# 409 too_many_waiting_games.
+UNO_MAX_WAITING_GAMES = env_int("UNO_MAX_WAITING_GAMES", 20)
+# Games a player is seated in that are not finished (waiting or running, left ones
+# included: the autopilot plays them on): one more created or joined is refused, 409
+# too_many_games.
+UNO_MAX_GAMES = env_int("UNO_MAX_GAMES", 50)
+# Bot seats in the unfinished games a player has created: a game whose bots would pass it
+# is refused, 409 too_many_bots.
+UNO_MAX_BOT_SEATS = env_int("UNO_MAX_BOT_SEATS", 30)
+
 # --- HTTP: request body limit, CORS -------------------------------------------
 
 # The largest request body accepted (bytes): a larger one answers 413 payload_too_large

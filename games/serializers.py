@@ -243,6 +243,19 @@ class ActionConflictSerializer(ProblemSerializer):
         ref_name = "ActionConflict"
 
 
+class ShareLimitSerializer(ProblemSerializer):
+    """A 409 answer to creating or joining a game: a problem document, with the limit of
+    one player's share that the request would pass (README "Limits")."""
+
+    limit = serializers.IntegerField(
+        required=False, help_text="`too_many_games`, `too_many_waiting_games`, `too_many_bots`: the limit (the "
+        "server's `UNO_MAX_GAMES`, `UNO_MAX_WAITING_GAMES`, `UNO_MAX_BOT_SEATS`)."
+    )
+
+    class Meta:
+        ref_name = "ShareLimitConflict"
+
+
 class GamePageSerializer(serializers.Serializer):
     """One answer of the games list, paged by number or by cursor (games.pagination)."""
 

@@ -75,6 +75,47 @@ def _explicit_options(game: Game) -> dict:
 
 
 # --------------------------------------------------------------------------------------
+# One player's share: how many games and bots a player may hold at once
+# --------------------------------------------------------------------------------------
+_UNFINISHED = (GameStatus.WAITING, GameStatus.ACTIVE)
+
+
+def _refuse_past(code: str, limit: int, count: int, detail: str) -> None:
+    """409 ``code`` when ``count`` (what the player would hold) passes ``limit`` (0: none)."""
+    if limit and count > limit:
+        raise ApiError(409, code, f"{detail}: {count - 1} already, at most {limit}", limit=limit)
+
+
+def _check_share(player, *, creating: bool, bots: int = 0) -> None:
+    """Refuse (409, with the ``limit``) a new seat of ``player`` past their share: the
+    unfinished games they are seated in (``UNO_MAX_GAMES``) and, ``creating`` a game, the
+    waiting games they created (``UNO_MAX_WAITING_GAMES``) and the bot seats of their
+    unfinished games (``UNO_MAX_BOT_SEATS``, ``bots`` more).  Inside the caller's
+    transaction, with the player's row locked first, so that two requests of one player
+    cannot both pass (PostgreSQL: ``FOR UPDATE``, held to the commit; SQLite's
+    transactions take the write lock up front).  Starting a game changes none of these
+    counts, so creating and joining are the only doors."""
+    # (NO KEY UPDATE where there is one: it queues concurrent checks of this player, not
+    # the inserts that merely reference the player, a move's or a seat's)
+    no_key = connection.features.has_select_for_no_key_update
+    list(type(player).objects.select_for_update(no_key=no_key).filter(pk=player.pk).values_list("pk", flat=True))
+    seated = Seat.objects.filter(player=player, game__status__in=_UNFINISHED).count()
+    _refuse_past("too_many_games", settings.UNO_MAX_GAMES, seated + 1,
+                 "too many unfinished games (waiting or running, left ones included)")
+    if not creating:
+        return
+    waiting = Game.objects.filter(creator=player, status=GameStatus.WAITING).count()
+    _refuse_past("too_many_waiting_games", settings.UNO_MAX_WAITING_GAMES, waiting + 1,
+                 "too many waiting games created")
+    if bots:
+        held = Seat.objects.filter(player__isnull=True, game__creator=player, game__status__in=_UNFINISHED).count()
+        limit = settings.UNO_MAX_BOT_SEATS
+        if limit and held + bots > limit:
+            raise ApiError(409, "too_many_bots", f"too many bot seats in your unfinished games: {held} already, "
+                           f"{bots} more asked, at most {limit}", limit=limit)
+
+
+# --------------------------------------------------------------------------------------
 # Creating, joining, leaving, starting
 # --------------------------------------------------------------------------------------
 def create_game(
@@ -100,6 +141,7 @@ def create_game(
         field = exc.option if exc.option in ("ruleset", "max_players") else f"options.{exc.option}"
         raise ApiError(400, "invalid_options", exc.detail, fields={field: [exc.detail]}) from None
     with transaction.atomic():
+        _check_share(creator, creating=True, bots=len(bots))
         game = Game.objects.create(
             creator=creator,
             ruleset=ruleset,
@@ -124,6 +166,7 @@ def join_game(*, player, game_id: int) -> Game:
             raise ApiError(409, "already_seated", "you are already seated in this game")
         if len(taken) >= game.max_players:
             raise ApiError(409, "game_full", "every seat is taken")
+        _check_share(player, creating=False)  # (after the game's lock: always in that order)
         free = min(set(range(game.max_players)) - taken)
         Seat.objects.create(game=game, seat=free, player=player)
         game.save(update_fields=["updated_at"])

@@ -21,9 +21,20 @@ from games.serializers import (
     GameSerializer,
     MovePageSerializer,
     ScoresSerializer,
+    ShareLimitSerializer,
 )
 
 MOVES_PAGE_MAX = 500
+#: one player's share (games.services._check_share): documented on create and join
+TOO_MANY_GAMES = (
+    "`too_many_games`: the caller is seated in `UNO_MAX_GAMES` (50) unfinished games already (waiting or running, "
+    "left ones included), with the `limit`"
+)
+TOO_MANY_CREATED = (
+    "`too_many_waiting_games`: the caller created `UNO_MAX_WAITING_GAMES` (20) games that still wait; "
+    "`too_many_bots`: the game's bots would take the bot seats of the caller's unfinished games past "
+    "`UNO_MAX_BOT_SEATS` (30). Each with the `limit`; nothing is created. Finish, leave or start games first."
+)
 ACTION_ERRORS = (
     "`invalid` (malformed action, or a bad `Idempotency-Key`, with `fields`), `malformed_json`, `unknown_card`, "
     "`not_your_card`, `illegal_move`"
@@ -100,6 +111,10 @@ class GamesView(APIView):
         responses={
             201: GameSerializer,
             **problem_responses((400, "`invalid` or `invalid_options` (with `fields`), `malformed_json`"), 401, 415, 429),
+            (409, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+                ShareLimitSerializer, description=f"One player's share (README \"Limits\"): {TOO_MANY_GAMES}; "
+                f"{TOO_MANY_CREATED}",
+            ),
         },
     )
     def post(self, request):
@@ -190,12 +205,19 @@ def _command_schema(op: str, summary: str, conflicts: str, extra: dict | None = 
         description=description,
         tags=["games"],
         request=None,
-        responses={200: GameSerializer, **(extra or {}), **problem_responses(401, 403, 404, (409, conflicts), 429)},
+        responses={200: GameSerializer, **problem_responses(401, 403, 404, (409, conflicts), 429), **(extra or {})},
     )
 
 
 class JoinView(_GameCommand):
-    @_command_schema("join", "Take a free seat in a waiting game", "`game_not_waiting`, `already_seated`, `game_full`")
+    @_command_schema(
+        "join", "Take a free seat in a waiting game", "",
+        extra={(409, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            ShareLimitSerializer,
+            description=f"`game_not_waiting`, `already_seated`, `game_full`; one player's share (README \"Limits\"): "
+            f"{TOO_MANY_GAMES} (nothing is joined).",
+        )},
+    )
     def post(self, request, game_id: int):
         return super().post(request, game_id)
 
