@@ -4,21 +4,26 @@ from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm, UserCreationForm
 
 from players.models import ApiToken, Player, username_key
+from players.usernames import username_skeleton
 
 USERNAME_TAKEN = "A player with that username already exists (ignoring case and Unicode forms)."
+USERNAME_CONFUSABLE = "A player with a username that looks the same already exists (Unicode confusables)."
 
 
 class _UniqueUsernameKey:
-    """Admin forms check the name the way the database does (players.username_key), so
-    a name that collides only after normalisation is a form error, not a 500."""
+    """Admin forms check the name the way the database does (players.username_key and
+    username_skeleton), so a name that collides only after normalisation, or looks like
+    another player's, is a form error, not a 500."""
 
     def clean_username(self):
         username = Player.normalize_username(self.cleaned_data["username"])
-        taken = Player.objects.filter(username_key=username_key(username))
+        others = Player.objects.all()
         if self.instance.pk is not None:
-            taken = taken.exclude(pk=self.instance.pk)
-        if taken.exists():
+            others = others.exclude(pk=self.instance.pk)
+        if others.filter(username_key=username_key(username)).exists():
             raise forms.ValidationError(USERNAME_TAKEN)
+        if others.filter(username_skeleton=username_skeleton(username)).exists():
+            raise forms.ValidationError(USERNAME_CONFUSABLE)
         return username
 
 

@@ -7,6 +7,8 @@ from django.utils import timezone
 from knox.models import AbstractAuthToken
 from knox.settings import CONSTANTS
 
+from players.usernames import UsernameValidator, username_skeleton
+
 # Players whose names already collided under username_key when migration 0004 added it
 # keep their names: the later ones got the key "<key>#<id>" (see Player.save).
 LEGACY_KEY_SEPARATOR = "#"
@@ -32,10 +34,25 @@ class PlayerManager(UserManager):
 class Player(AbstractUser):
     """A person or a bot that plays games; authenticates with API tokens (ApiToken)."""
 
+    username_validator = UsernameValidator()
+    # AbstractUser's field, with our validator: Django's characters, and no invisible one.
+    username = models.CharField(
+        "username",
+        max_length=150,
+        unique=True,
+        help_text="Required. 150 characters or fewer. Letters, digits and @/./+/-/_ only; "
+        "no invisible characters.",
+        validators=[username_validator],
+        error_messages={"unique": "A user with that username already exists."},
+    )
     is_bot = models.BooleanField(default=False, help_text="Played by the server's AI.")
     # No length limit: NFKC may lengthen a name registered before it was normalized.
     username_key = models.TextField(
         editable=False, help_text="username_key(username), kept by save(): unique."
+    )
+    # Names that look the same (UTS #39 confusables, ignoring case) are one name.
+    username_skeleton = models.TextField(
+        editable=False, help_text="username_skeleton(username), kept by save(): unique."
     )
 
     objects = PlayerManager()
@@ -44,6 +61,7 @@ class Player(AbstractUser):
         swappable = "AUTH_USER_MODEL"
         constraints = [
             models.UniqueConstraint(fields=["username_key"], name="players_player_username_key_unique"),
+            models.UniqueConstraint(fields=["username_skeleton"], name="players_player_username_skeleton_unique"),
         ]
 
     def __str__(self) -> str:
@@ -56,9 +74,12 @@ class Player(AbstractUser):
         key = username_key(self.username)
         if self.username_key != f"{key}{LEGACY_KEY_SEPARATOR}{self.pk}":  # else: legacy, kept
             self.username_key = key
+        skeleton = username_skeleton(self.username)
+        if self.username_skeleton != f"{skeleton}{LEGACY_KEY_SEPARATOR}{self.pk}":  # else: legacy (0007)
+            self.username_skeleton = skeleton
         update_fields = kwargs.get("update_fields")
         if update_fields is not None and "username" in update_fields:
-            kwargs["update_fields"] = {*update_fields, "username_key"}
+            kwargs["update_fields"] = {*update_fields, "username_key", "username_skeleton"}
         if self._password is None or self._state.adding:
             super().save(*args, **kwargs)
             return

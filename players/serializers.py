@@ -1,9 +1,9 @@
 import unicodedata
 
-from django.contrib.auth.validators import UnicodeUsernameValidator
 from rest_framework import serializers
 
 from players import outbound
+from players.usernames import UsernameValidator
 from players.tokens import MAX_EXPIRES_IN_DAYS
 
 NEW_PASSWORD_HELP = "At least 8 characters, not too common, not entirely numeric."
@@ -59,9 +59,10 @@ class UsernameField(StrictCharField):
 class RegisterInputSerializer(CredentialsInputSerializer):
     username = UsernameField(
         max_length=150,
-        validators=[UnicodeUsernameValidator()],
-        help_text="150 characters or fewer: letters, digits and @/./+/-/_ only. "
-        "Unique, ignoring case.",
+        validators=[UsernameValidator()],
+        help_text="150 characters or fewer: letters, digits and @/./+/-/_ only, no invisible "
+        "characters. Unique, ignoring case and Unicode forms, and must not look like an existing "
+        "player's name (Unicode confusables, UTS #39).",
     )
     password = PasswordField(help_text=NEW_PASSWORD_HELP)
 

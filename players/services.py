@@ -4,12 +4,29 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
 from config.problems import ApiError
 from players.models import ApiToken, Player, Webhook, username_key
 from players.tokens import LOGIN_TOKEN_NAME, REGISTER_TOKEN_NAME, token_issue
+from players.usernames import username_skeleton
 
 USERNAME_TAKEN = "A player with that username already exists."
+USERNAME_CONFUSABLE = "A player with a username that looks the same already exists."
+
+
+def username_conflict(username: str) -> str | None:
+    """Why ``username`` (NFKC-normalized) cannot be a new player's: taken (the same name
+    ignoring case and Unicode forms), confusable (it looks the same as one: UTS #39
+    skeleton), or None.  One query over the two unique columns."""
+    key, skeleton = username_key(username), username_skeleton(username)
+    found = set(
+        Player.objects.filter(Q(username_key=key) | Q(username_skeleton=skeleton))
+        .values_list("username_key", flat=True)[:2]
+    )
+    if not found:
+        return None
+    return USERNAME_TAKEN if key in found else USERNAME_CONFUSABLE
 
 
 @transaction.atomic
@@ -17,16 +34,17 @@ def player_register(*, username: str, password: str) -> tuple[Player, ApiToken]:
     """Create a player and their first API token (named "register"; its key in ``.key``);
     ValidationError per field otherwise.
 
-    The name is stored NFKC-normalized, and must be free under username_key (the
-    database's unique constraint on it settles a race between two registrations)."""
+    The name is stored NFKC-normalized, and must be free under username_key and
+    username_skeleton (the database's unique constraints on them settle a race between
+    two registrations)."""
     player = Player(username=Player.normalize_username(username))
     errors: dict[str, list[str]] = {}
     try:  # normalizing can lengthen a valid name, or make it invalid
         Player._meta.get_field("username").clean(player.username, player)
     except ValidationError as exc:
         errors["username"] = exc.messages
-    if not errors and Player.objects.filter(username_key=username_key(player.username)).exists():
-        errors["username"] = [USERNAME_TAKEN]
+    if not errors and (conflict := username_conflict(player.username)):
+        errors["username"] = [conflict]
     try:
         validate_password(password, user=player)
     except ValidationError as exc:
@@ -38,8 +56,8 @@ def player_register(*, username: str, password: str) -> tuple[Player, ApiToken]:
     try:
         with transaction.atomic():
             player.save()
-    except IntegrityError as exc:  # lost a race for the same username
-        raise ValidationError({"username": [USERNAME_TAKEN]}) from exc
+    except IntegrityError as exc:  # lost a race for the same (or a confusable) username
+        raise ValidationError({"username": [username_conflict(player.username) or USERNAME_TAKEN]}) from exc
     return player, token_issue(player=player, name=REGISTER_TOKEN_NAME)
 
 
