@@ -490,6 +490,22 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# --- Hardening (issue 24): password guesses per account ---------------------------
+
+# Attempts at one account's password (POST auth/token, and auth/password's old password),
+# counted in the rate limiter's store (players/lockout.py): comma-separated tiers
+# "<count>/<number><s|m|h|d>", each a fixed window; past one, 429 before the password is
+# checked, until that window ends.  Empty: no per-account limit.
+UNO_LOGIN_LOCKOUT = env_str("UNO_LOGIN_LOCKOUT", "5/1m,10/15m,20/1h,50/1d")
+# A successful log-in's device cookie (uno_device_...) lets that client past the account's
+# lock-out, counted on its own, for this many days (renewed at each log-in); 0: no cookie.
+UNO_LOGIN_DEVICE_DAYS = env_int("UNO_LOGIN_DEVICE_DAYS", 90)
+# The device cookie (Set-Cookie) on auth_token's 200, before the RateLimit hook (last).
+SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"].insert(
+    SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"].index("players.throttling.rate_limit_schema_hook"),
+    "players.lockout.device_cookie_schema_hook",
+)
+
 # --- Logging: everything to stdout ------------------------------------------
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()

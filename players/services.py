@@ -7,6 +7,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from config.problems import ApiError
+from players import lockout
 from players.models import ApiToken, Player, Webhook, username_key
 from players.tokens import LOGIN_TOKEN_NAME, REGISTER_TOKEN_NAME, token_issue
 from players.usernames import username_skeleton
@@ -64,7 +65,12 @@ def player_register(*, username: str, password: str) -> tuple[Player, ApiToken]:
 def token_obtain(*, username: str, password: str, request=None) -> ApiToken:
     """A new API token (named "login"; its key in ``.key``) for the player with these
     credentials.  Keys are stored hashed, so an earlier one cannot be handed out again;
-    the earlier ones keep working until revoked."""
+    the earlier ones keep working until revoked.
+
+    The attempt is first counted against the account (players.lockout): over its limit,
+    AccountLocked (429) before the password is checked."""
+    if request is not None:
+        lockout.charge(request, lockout.account_ref(username))
     player = authenticate(request, username=username, password=password)
     if player is None:
         raise ApiError(
@@ -75,11 +81,24 @@ def token_obtain(*, username: str, password: str, request=None) -> ApiToken:
     return token_issue(player=player, name=LOGIN_TOKEN_NAME)
 
 
-@transaction.atomic
-def password_change(*, player: Player, old_password: str, new_password: str, token_name: str) -> ApiToken:
+def password_change(
+    *, player: Player, old_password: str, new_password: str, token_name: str, request=None
+) -> ApiToken:
     """Set a new password: every token of the player is revoked (Player.save), and a fresh
     one named ``token_name`` (the caller's) is issued, so the caller carries on with it.
-    ValidationError on ``old_password`` or ``new_password`` otherwise."""
+    ValidationError on ``old_password`` or ``new_password`` otherwise.
+
+    Checking ``old_password`` is a guess at the account's password like a log-in: it is
+    counted in the same buckets first (players.lockout), AccountLocked (429) over them;
+    outside the change's transaction, so that a refused guess stays counted."""
+    if request is not None:
+        lockout.charge(request, lockout.account_ref(player.username))
+    return _password_change(player=player, old_password=old_password, new_password=new_password,
+                            token_name=token_name)
+
+
+@transaction.atomic
+def _password_change(*, player: Player, old_password: str, new_password: str, token_name: str) -> ApiToken:
     if not player.check_password(old_password):
         raise ValidationError({"old_password": ["The password is not the player's."]})
     try:

@@ -5,6 +5,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.problems import ApiError, problem_responses
+from players import lockout
 from players.selectors import player_profile, player_tokens
 from players.serializers import (
     ApiTokenSerializer,
@@ -28,6 +29,14 @@ from players.services import (
 )
 from players.throttling import AnonRateThrottle, ScopedRateThrottle, UserRateThrottle
 from players.tokens import token_issue, token_revoke
+
+
+LOGIN_THROTTLED = (
+    "`throttled`, with `Retry-After` (and `retry_after`): too many requests from this client IP "
+    "(THROTTLE_AUTH), or too many log-in attempts at this account (UNO_LOGIN_LOCKOUT), refused before "
+    "the password is checked, the same whether the account exists or not. A client that sends the "
+    "device cookie of an earlier successful log-in to this account is counted on its own."
+)
 
 
 class AuthEndpoint(APIView):
@@ -71,7 +80,15 @@ class TokenView(AuthEndpoint):
     earlier one cannot be handed out again); the earlier ones keep working until revoked
     (`DELETE /api/v1/auth/tokens/{id}`), they expire, or the password changes. A player
     holds at most UNO_TOKENS_PER_PLAYER tokens: past that, the least recently used one is
-    revoked. Any Authorization header is ignored."""
+    revoked. Any Authorization header is ignored.
+
+    Failed log-ins are limited per account as well as per client IP: attempts at one
+    account's password (wrong or right, from anywhere, the account existing or not) are
+    counted in the tiers of UNO_LOGIN_LOCKOUT (default 5 a minute, 10 a quarter of an hour,
+    20 an hour, 50 a day); past one, the answer is 429 `throttled` with Retry-After, before
+    the password is checked. A successful log-in sets a device cookie (`uno_device_...`,
+    HttpOnly, Path=/api/v1/auth/, valid UNO_LOGIN_DEVICE_DAYS): a client that sends it back
+    is counted on its own, so guesses from elsewhere never lock the owner out."""
 
     @extend_schema(
         operation_id="auth_token",
@@ -80,11 +97,15 @@ class TokenView(AuthEndpoint):
         auth=[],
         request=CredentialsInputSerializer,
         responses={
-            200: OpenApiResponse(TokenOutputSerializer, description="A new token: its key, shown this once."),
+            200: OpenApiResponse(
+                TokenOutputSerializer,
+                description="A new token: its key, shown this once. Sets (or renews) the account's "
+                "device cookie, `uno_device_...`: send it back on later log-ins.",
+            ),
             **problem_responses(
                 (400, "`invalid_credentials`, `invalid` (with `fields`) or `malformed_json`."),
                 415,
-                429,
+                (429, LOGIN_THROTTLED),
             ),
         },
     )
@@ -92,7 +113,10 @@ class TokenView(AuthEndpoint):
         serializer = CredentialsInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         token = token_obtain(**serializer.validated_data, request=request)
-        return Response(TokenOutputSerializer({"token": token.key}).data)
+        response = Response(TokenOutputSerializer({"token": token.key}).data)
+        # this client proved the password: the account's lock-out no longer applies to it
+        lockout.remember_device(request, response, lockout.account_ref(serializer.validated_data["username"]))
+        return response
 
 
 class AuthenticatedAuthEndpoint(APIView):
@@ -120,14 +144,17 @@ class PasswordView(AuthenticatedAuthEndpoint):
                  "`fields.new_password` (too short, too common, ...); or `malformed_json`."),
                 401,
                 415,
-                429,
+                (429, "`throttled`, with `Retry-After`: too many requests from this player "
+                 "(THROTTLE_USER, THROTTLE_AUTH), or too many attempts at the account's password, "
+                 "counted with its log-ins (UNO_LOGIN_LOCKOUT; see `auth_token`)."),
             ),
         },
     )
     def post(self, request):
         serializer = PasswordChangeInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        token = password_change(player=request.user, token_name=request.auth.name, **serializer.validated_data)
+        token = password_change(player=request.user, token_name=request.auth.name, request=request,
+                                **serializer.validated_data)
         return Response(TokenOutputSerializer({"token": token.key}).data)
 
 
