@@ -490,7 +490,7 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
-# --- Hardening (issue 24): password guesses per account ---------------------------
+# --- Hardening (issue 24): password guesses per account, JSON depth -------------
 
 # Attempts at one account's password (POST auth/token, and auth/password's old password),
 # counted in the rate limiter's store (players/lockout.py): comma-separated tiers
@@ -500,6 +500,10 @@ UNO_LOGIN_LOCKOUT = env_str("UNO_LOGIN_LOCKOUT", "5/1m,10/15m,20/1h,50/1d")
 # A successful log-in's device cookie (uno_device_...) lets that client past the account's
 # lock-out, counted on its own, for this many days (renewed at each log-in); 0: no cookie.
 UNO_LOGIN_DEVICE_DAYS = env_int("UNO_LOGIN_DEVICE_DAYS", 90)
+# JSON bodies nested deeper than this (arrays and objects) answer 400 malformed_json
+# before they are parsed (config/parsers.py); 0: no limit (Python's recursion limit).
+MAX_JSON_DEPTH = env_int("MAX_JSON_DEPTH", 32)
+REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"] = ["config.parsers.JSONParser"]
 # The device cookie (Set-Cookie) on auth_token's 200, before the RateLimit hook (last).
 SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"].insert(
     SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"].index("players.throttling.rate_limit_schema_hook"),
