@@ -38,7 +38,7 @@ def lockout_tiers(settings):
     """``lockout_tiers("5/1d")``: the per-account tiers for one test, after waiting (if need
     be) until ``margin`` seconds are left in each of their current windows."""
 
-    def set_tiers(text: str, margin: float = 2.0) -> None:
+    def set_tiers(text: str, margin: float = 15.0) -> None:  # 200 requests take a second or more
         settings.UNO_LOGIN_LOCKOUT = text
         windows = [tier.window for tier in lockout.parse_tiers(text)]
         while (left := min(w - time.time() % w for w in windows)) < margin:
