@@ -121,3 +121,30 @@ def document_payload_too_large(result: dict, generator: Any, request: Any, publi
             if isinstance(operation, dict) and "requestBody" in operation:
                 operation.setdefault("responses", {}).setdefault("413", deepcopy(_PAYLOAD_TOO_LARGE))
     return result
+
+
+#: what the front door itself answers (config/http_protocol.py, config/front_door.py), on any
+#: operation, before Django sees the request: no RateLimit or CORS headers on these
+_FRONT_DOOR = {
+    "408": "`request_timeout`: the request's headers (`WEB_HEADER_TIMEOUT`) or body (`WEB_BODY_TIMEOUT`) did "
+           "not arrive in time; nothing was done. The connection is closed.",
+    "414": "`uri_too_long`: the request line is over `GUNICORN_LIMIT_REQUEST_LINE` (4094) bytes. The connection "
+           "is closed.",
+    "431": "`header_fields_too_large`: more than `GUNICORN_LIMIT_REQUEST_FIELDS` (100) header fields, or one over "
+           "`GUNICORN_LIMIT_REQUEST_FIELD_SIZE` (8190) bytes. The connection is closed.",
+}
+
+
+def document_front_door_errors(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """drf-spectacular postprocessing hook (after the RateLimit one: these answers come
+    before Django and carry none): the front door's own answers, on every operation."""
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            for status, description in _FRONT_DOOR.items():
+                operation["responses"].setdefault(status, {
+                    "description": description,
+                    "content": {PROBLEM_CONTENT_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+                })
+    return result

@@ -484,9 +484,12 @@ SPECTACULAR_SETTINGS = {
         "config.middleware.document_payload_too_large",
         # 503 on every operation; Retry-After on 429s and 503s, WWW-Authenticate on 401s.
         "config.problems.problem_headers_hook",
-        # RateLimit-* headers on every response (last: it also covers the responses that
-        # the hooks above add).
+        # RateLimit-* headers on every response (it also covers the responses that the
+        # hooks above add).
         "players.throttling.rate_limit_schema_hook",
+        # 408, 414, 431 on every operation: the front door's own answers, before Django
+        # (no RateLimit headers).
+        "config.middleware.document_front_door_errors",
     ],
 }
 

@@ -32,6 +32,10 @@ class WebWorker(UvicornWorker):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # on SIGTERM, requests in flight get graceful_timeout less a second; then what is
+        # still open (event streams: their clients reconnect elsewhere) is ended, before
+        # gunicorn's master would kill the worker
+        self.config.timeout_graceful_shutdown = max(1, self.cfg.graceful_timeout - 1)
         # the front door's access log goes where gunicorn's would
         access = logging.getLogger("uno.access")
         access.handlers = self.log.access_log.handlers if self.cfg.accesslog else []

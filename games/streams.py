@@ -44,7 +44,7 @@ STREAM_HEADERS = {
 
 
 def problem(exc: ApiError) -> HttpResponseBase:
-    headers = {"WWW-Authenticate": 'Token realm="api"'} if exc.status_code == 401 else {}
+    headers = {"WWW-Authenticate": "Token"} if exc.status_code == 401 else {}  # as DRF's views send it
     return problem_response(status=exc.status_code, code=exc.code, detail=str(exc.detail),
                             headers={**headers, **exc.headers}, **exc.extra)
 

@@ -13,4 +13,5 @@ USER_NAME="fuzz-$(date +%s)-$RANDOM"
 TOKEN=$(curl -sf -X POST "$BASE/api/v1/auth/register" -H 'Content-Type: application/json' \
     -d "{\"username\": \"$USER_NAME\", \"password\": \"fuzz-secret-$RANDOM-x\"}" \
     | .venv/bin/python -c 'import json, sys; print(json.load(sys.stdin)["token"])')
-exec .venv/bin/st run "$BASE/api/schema/" --checks all -H "Authorization: Token $TOKEN" "$@"
+# --request-timeout: a long-poll may rightly wait its whole `timeout` (at most 60 s)
+exec .venv/bin/st run "$BASE/api/schema/" --checks all --request-timeout 70 -H "Authorization: Token $TOKEN" "$@"
