@@ -3,6 +3,7 @@
     .venv/bin/python bench/soak.py                        # 10 minutes, 200 bot games, 50 clients
     .venv/bin/python bench/soak.py --minutes 1 --games 20 --clients 5
     .venv/bin/python bench/soak.py --chaos                # kill things while it runs
+    .venv/bin/python bench/soak.py --hostile              # slow clients, long-polls, a password guesser
 
 The stack (bench/_stack.py) runs on a PRIVATE PostgreSQL cluster and a PRIVATE
 redis-server that this script starts and removes (ports ``--pg-port`` /
@@ -34,6 +35,39 @@ Load, for ``--minutes``:
   POST with the same key after a connection error, a 5xx, a 429 or
   ``idempotency_in_progress``, switching web port after a connection error or a 5xx.
 
+The bot games' hosts (``--hosts``, default one per 8 games: 25 for 200) keep within the
+product's per-player caps: ``UNO_MAX_BOT_SEATS`` (30) bot seats in a player's unfinished
+created games is at most 10 unfinished three-bot games per host, ``UNO_MAX_GAMES`` (50)
+and ``UNO_MAX_WAITING_GAMES`` (20) bind later.  A new bot game goes to the host with the
+fewest unfinished games (shared by the four game managers), so no host goes past 8 while
+the load runs; a game whose start or leave failed stays counted against its host, as it
+does on the server.  (Eight hosts for 200 games would be refused ``409 too_many_bots``.)
+
+Every honest request (human clients, bot-game managers) goes from 127.0.0.1, and its
+latency is recorded: p50 / p99 / max are printed, overall and per kind of request, so that
+runs with and without ``--hostile`` compare.
+
+``--hostile``: for the whole load, beside the honest traffic and never counted in its
+figures or its 5xx target:
+
+* ``--slow`` (200) slow connections spread over the web ports, from addresses of their
+  own (127.0.0.50-99, ``--slow-ips`` of them: the per-IP cap,
+  ``WEB_MAX_CONNECTIONS_PER_IP``, applies to them, not to the honest 127.0.0.1), each
+  sending a request line and then one header line every 2-4 s, never the blank line; when
+  the server answers (408 after ``WEB_HEADER_TIMEOUT``, 429 past the per-IP cap) or closes,
+  a new one is opened.  Counted: connections opened, answered 408 (and after how long), 429,
+  other answers, closed without an answer, connection errors;
+* 16 long-polls in a loop from one account (from 127.0.0.110), with the parameter's name
+  percent-encoded, ``GET /games/{id}?wait_%66or_version=<its version>&timeout=60`` on a
+  running bot game, counted by status, woken by a change or answered at the timeout;
+* a password guesser: a wrong password for one real account every ~0.2 s from
+  127.0.0.100-109, 400 and 429 counted.  The account's owner logged in once before (from
+  127.0.0.1, keeping the device cookie); at the end the owner logs in with the right
+  password with that cookie (a target: the lock-out must not lock the owner out), and
+  once without it (a new device: printed, 429 with Retry-After is the documented answer).
+
+Any 5xx the hostile traffic gets is listed and fails the run.
+
 ``--chaos``: at 1/7 ... 6/7 of the run, once each: kill -9 a pool child of worker
 w1, kill -9 worker w2's main process, kill -9 beat, kill -9 the gunicorn master
 of web1, FLUSHALL the private Redis, ``pg_ctl restart -m fast`` the private
@@ -45,16 +79,20 @@ database every 0.5 s: an active game whose ``deadline`` is more than 5 s in the
 past), timer lateness (a timer move's ``created_at`` minus the deadline it
 enforced, as sampled at the version before it), moves/s, the RSS of every process
 at the start and the end of the load, ``manage.py verify_game`` on every finished
-game, and a check that every action a client got a 200 for is in the move log
-exactly once.  Then one PASS/FAIL line per target.  Exit status 0 (figures only).
+game, a check that every action a client got a 200 for is in the move log exactly
+once, the honest requests' latency and, with ``--hostile``, the hostile figures.  Then one
+PASS/FAIL line per target.  Exit status 0 (figures only).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import http.client
 import json
+import math
 import random
+import re
 import secrets
 import threading
 import time
@@ -88,6 +126,13 @@ from _stack import (
 API = "/api/v1"
 BOT_LEVELS = ("random", "easy", "normal")
 RETRY_FOR = 60.0  # seconds a client keeps retrying one POST with the same key
+GAMES_PER_HOST = 8  # bot games per host: 24 bot seats, within UNO_MAX_BOT_SEATS (30)
+# Client addresses (all of 127.0.0.0/8 is the loopback): the honest clients' and the
+# hostile traffic's apart, so the per-IP connection cap sees them apart.
+HONEST_IP = "127.0.0.1"
+SLOW_IPS = [f"127.0.0.{i}" for i in range(50, 100)]
+GUESS_IPS = [f"127.0.0.{i}" for i in range(100, 110)]
+POLL_IP = "127.0.0.110"
 
 
 # --------------------------------------------------------------------------------------
@@ -118,12 +163,17 @@ class Stats:
         self.conn_errors = 0
         self.dropped = 0  # connections closed on purpose before the answer
         self.server_errors: list[tuple[float, int, str, str, str | None, str | None]] = []
+        self.latencies: list[tuple[float, str, float]] = []  # (sent at, "METHOD label", seconds) of each answer
+        self.frozen = False  # the stack is going down: nothing more is counted
 
-    def record(self, method: str, path: str, resp: Resp | None) -> None:
+    def record(self, method: str, path: str, resp: Resp | None, sent: float = 0.0, seconds: float = 0.0) -> None:
         with self.lock:
+            if self.frozen:
+                return
             if resp is None:
                 self.conn_errors += 1
                 return
+            self.latencies.append((sent, f"{method} {path}", seconds))
             self.statuses[resp.status] += 1
             if resp.status >= 400 and resp.code:
                 self.codes[f"{resp.status} {resp.code}"] += 1
@@ -137,10 +187,15 @@ class Stats:
 
 
 class Http:
-    def __init__(self, ports: list[int], stats: Stats, first: int = 0):
+    """Connections from ``source`` (the honest clients' 127.0.0.1 unless told)."""
+
+    def __init__(self, ports: list[int], stats: Stats, first: int = 0, source: str = HONEST_IP,
+                 timeout: float = 60.0):
         self.ports = ports
         self.stats = stats
         self.current = first % len(ports)
+        self.source = source
+        self.timeout = timeout
         self.conns: dict[int, http.client.HTTPConnection] = {}
 
     def switch(self) -> None:
@@ -149,7 +204,8 @@ class Http:
     def _conn(self) -> http.client.HTTPConnection:
         port = self.ports[self.current]
         if port not in self.conns:
-            self.conns[port] = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            self.conns[port] = http.client.HTTPConnection("127.0.0.1", port, timeout=self.timeout,
+                                                          source_address=(self.source, 0))
         return self.conns[port]
 
     def _close(self) -> None:
@@ -175,6 +231,7 @@ class Http:
         connection fails.  A keep-alive connection the server closed while idle is
         reopened once before that counts as an error."""
         hdrs, payload = self._headers(token, headers, body)
+        sent, t = time.time(), time.perf_counter()
         for attempt in range(2):
             fresh = self.ports[self.current] not in self.conns
             try:
@@ -195,13 +252,14 @@ class Http:
         resp = Resp(r.status, data, {k.lower(): v for k, v in r.getheaders()})
         if r.getheader("Connection", "").lower() == "close":
             self._close()
-        self.stats.record(method, label or path, resp)
+        self.stats.record(method, label or path, resp, sent, time.perf_counter() - t)
         return resp
 
     def drop(self, method: str, path: str, token: str, body, headers: dict) -> None:
         """Send a request and close the connection without reading the answer."""
         hdrs, payload = self._headers(token, headers, body)
-        conn = http.client.HTTPConnection("127.0.0.1", self.ports[self.current], timeout=10)
+        conn = http.client.HTTPConnection("127.0.0.1", self.ports[self.current], timeout=10,
+                                          source_address=(self.source, 0))
         try:
             conn.request(method, API + path, body=payload, headers=hdrs)
         except OSError:
@@ -277,6 +335,7 @@ class Run:
         self.bot_games: set[int] = set()
         self.client_players: dict[int, str] = {}  # player id -> profile
         self.chaos_log: list[tuple[float, str]] = []
+        self.hostile: Hostile | None = None
 
     def add(self, what: str, n: int = 1) -> None:
         with self.lock:
@@ -424,17 +483,40 @@ class HumanClient(threading.Thread):
         return None
 
 
+class HostPool:
+    """The bot games' hosts: a new game goes to the host with the fewest unfinished
+    ones, so each stays within the per-player caps (UNO_MAX_BOT_SEATS)."""
+
+    def __init__(self, tokens: list[str]):
+        self.lock = threading.Lock()
+        self.unfinished = dict.fromkeys(tokens, 0)
+
+    def take(self) -> str:
+        with self.lock:
+            token = min(self.unfinished, key=self.unfinished.__getitem__)
+            self.unfinished[token] += 1
+            return token
+
+    def release(self, token: str) -> None:
+        with self.lock:
+            self.unfinished[token] -= 1
+
+    def most(self) -> int:
+        with self.lock:
+            return max(self.unfinished.values(), default=0)
+
+
 class BotGames(threading.Thread):
     """Keeps ``target`` bot games running: create (3 bots), start, leave."""
 
-    def __init__(self, run: Run, index: int, hosts: list[str], target: int):
+    def __init__(self, run: Run, index: int, hosts: HostPool, target: int):
         super().__init__(name=f"botgames{index}", daemon=True)
         self.run_ = run
         self.hosts = hosts
         self.target = target
         self.index = index
         self.made = 0
-        self.live: set[int] = set()
+        self.live: dict[int, str] = {}  # game -> its host's token
         self.http = Http(run.stack.web_ports, run.stats, first=index)
 
     def run(self) -> None:
@@ -450,7 +532,7 @@ class BotGames(threading.Thread):
                         rows = conn.execute("SELECT id FROM games_game WHERE id = ANY(%s) AND status = 'finished'",
                                             (list(self.live),)).fetchall()
                         for (gid,) in rows:
-                            self.live.discard(gid)
+                            self.hosts.release(self.live.pop(gid))
                             self.run_.add("bot games finished")
                     except Exception:
                         conn = None
@@ -470,24 +552,29 @@ class BotGames(threading.Thread):
     def launch(self) -> None:
         n = self.made * 4 + self.index
         self.made += 1
-        token = self.hosts[n % len(self.hosts)]
+        token = self.hosts.take()
         levels = [BOT_LEVELS[(n + k) % 3] for k in range(3)]
         if n % 10 == 0:
             levels[0] = "hard"
         body = {"ruleset": "standard", "max_players": 4, "bots": [{"level": lv} for lv in levels],
                 "options": {"rounds": 1}}
+        created = False
         try:
             r = must(self.http, "POST", "/games", token, body, label="/games")
             if r.status != 201:
                 raise RuntimeError(f"POST /games: {r.status} {r.data}")
             gid = r.data["id"]
+            created = True  # unfinished on the server from now on, counted against its host
             must(self.http, "POST", f"/games/{gid}/start", token, label="/games/{id}/start")
             must(self.http, "POST", f"/games/{gid}/leave", token, label="/games/{id}/leave")
         except RuntimeError as exc:
+            if not created:
+                self.hosts.release(token)
             log(f"{self.name}: could not launch a bot game: {exc}")
+            self.run_.add("bot game launches failed")
             time.sleep(1)
             return
-        self.live.add(gid)
+        self.live[gid] = token
         with self.run_.lock:
             self.run_.bot_games.add(gid)
         self.run_.add("bot games started")
@@ -553,6 +640,245 @@ def chaos_thread(run: Run, t_start: float, duration: float) -> threading.Thread:
 
 
 # --------------------------------------------------------------------------------------
+# --hostile: slow connections, encoded long-polls, a password guesser
+# --------------------------------------------------------------------------------------
+class Hostile:
+    """The hostile traffic's figures, apart from the honest ones (``Run.stats``)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.slow: Counter[str] = Counter()  # opened, answered <status>, closed without an answer, ...
+        self.slow_held: list[float] = []  # seconds from connect to the server's 408
+        self.slow_5xx: list[tuple[float, int]] = []
+        self.lookups = Stats()  # the long-pollers' plain GETs for a game's version
+        self.polls = Stats()  # the long-polls
+        self.poll_outcomes: Counter[str] = Counter()
+        self.poll_woken: list[float] = []  # seconds until a change woke it
+        self.guesses = Stats()
+        self.retry_after: list[int] = []  # of the guesses' 429s
+        self.owner: dict[str, Resp | str] = {}  # the owner's log-ins at the end
+        self.guess_ips: set[str] = set()
+
+    def all_stats(self) -> list[Stats]:
+        return [self.lookups, self.polls, self.guesses]
+
+    def freeze(self) -> None:
+        for st in self.all_stats():
+            with st.lock:
+                st.frozen = True
+
+    def server_errors(self) -> list[tuple[float, int, str, str, str | None, str | None]]:
+        out = [e for st in self.all_stats() for e in st.server_errors]
+        out += [(at, status, "GET", "/health (slow connection)", None, None) for at, status in self.slow_5xx]
+        return sorted(out)
+
+
+class SlowConnections(threading.Thread):
+    """``n`` connections at all times that trickle their headers (an event loop of their own)."""
+
+    def __init__(self, run: Run, hostile: Hostile, n: int, ips: list[str]):
+        super().__init__(name="slow-connections", daemon=True)
+        self.run_, self.hostile, self.n, self.ips = run, hostile, n, ips
+        self.ports = run.stack.web_ports
+
+    def run(self) -> None:
+        asyncio.run(self.main())
+
+    async def main(self) -> None:
+        tasks = [asyncio.create_task(self.one(k)) for k in range(self.n)]
+        while not self.run_.stop.is_set():
+            await asyncio.sleep(0.5)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def count(self, what: str) -> None:
+        with self.hostile.lock:
+            self.hostile.slow[what] += 1
+
+    async def one(self, k: int) -> None:
+        rng = random.Random(k)
+        ip, port = self.ips[k % len(self.ips)], self.ports[k % len(self.ports)]
+        await asyncio.sleep(k * 3.0 / self.n)  # spread over the first 3 s, not all at once
+        while not self.run_.stop.is_set():
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection("127.0.0.1", port, local_addr=(ip, 0)), 10)
+            except (OSError, asyncio.TimeoutError):
+                self.count("connection errors")
+                await asyncio.sleep(1)
+                continue
+            self.count("opened")
+            opened = time.monotonic()
+            status = None
+            try:
+                writer.write(b"GET /api/v1/health HTTP/1.1\r\nHost: soak\r\n")
+                lines = 0
+                while True:
+                    try:
+                        data = await asyncio.wait_for(reader.read(4096), rng.uniform(2.0, 4.0))
+                    except asyncio.TimeoutError:
+                        writer.write(f"X-Trickle-{lines}: {secrets.token_hex(8)}\r\n".encode())
+                        lines += 1
+                        continue
+                    if data.startswith(b"HTTP/"):
+                        status = int(data.split(b" ", 2)[1])
+                    break
+            except (OSError, ValueError, IndexError):
+                pass
+            finally:
+                writer.close()
+            held = time.monotonic() - opened
+            if self.run_.stop.is_set():
+                break
+            if status is None:
+                self.count("closed without an answer")
+                continue
+            self.count(f"answered {status}")
+            if status == 408:
+                with self.hostile.lock:
+                    self.hostile.slow_held.append(held)
+            elif status >= 500:
+                with self.hostile.lock:
+                    self.hostile.slow_5xx.append((time.time(), status))
+            if status == 429:
+                await asyncio.sleep(0.5)
+
+
+class LongPoller(threading.Thread):
+    """Long-polls running bot games in a loop, ``wait_for_version`` spelt percent-encoded."""
+
+    def __init__(self, run: Run, hostile: Hostile, index: int, token: str):
+        super().__init__(name=f"longpoll{index}", daemon=True)
+        self.run_, self.hostile, self.token = run, hostile, token
+        self.rng = random.Random(run.args.seed * 7000 + index)
+        ports = run.stack.web_ports
+        self.lookup = Http(ports, hostile.lookups, first=index, source=POLL_IP)
+        self.http = Http(ports, hostile.polls, first=index, source=POLL_IP, timeout=90)
+
+    def game(self) -> tuple[int, int] | None:
+        """A running bot game and its version."""
+        with self.run_.lock:
+            recent = sorted(self.run_.bot_games)[-max(1, self.run_.args.games):]
+        if not recent:
+            return None
+        gid = self.rng.choice(recent)
+        try:
+            r = self.lookup.request("GET", f"/games/{gid}", self.token, label="/games/{id}")
+        except ConnError:
+            self.lookup.switch()
+            return None
+        if r.status != 200 or r.data["status"] != "active":
+            return None
+        return gid, r.data["version"]
+
+    def run(self) -> None:
+        try:
+            while not self.run_.stop.is_set():
+                found = self.game()
+                if found is None:
+                    time.sleep(0.5)
+                    continue
+                gid, version = found
+                while not self.run_.stop.is_set():
+                    t = time.perf_counter()
+                    try:
+                        r = self.http.request("GET", f"/games/{gid}?wait_%66or_version={version}&timeout=60",
+                                              self.token, label="/games/{id}?wait_%66or_version")
+                    except ConnError:
+                        self.http.switch()
+                        time.sleep(0.5)
+                        break
+                    took = time.perf_counter() - t
+                    if r.status != 200:
+                        time.sleep(0.5)
+                        break
+                    with self.hostile.lock:
+                        if self.hostile.polls.frozen:
+                            break
+                        if r.data["version"] > version:
+                            self.hostile.poll_outcomes["woken by a change"] += 1
+                            self.hostile.poll_woken.append(took)
+                        else:
+                            self.hostile.poll_outcomes["answered at the timeout"] += 1
+                    if r.data["status"] != "active":
+                        break
+                    version = r.data["version"]
+        except Exception as exc:
+            log(f"{self.name} failed: {exc!r}")
+        finally:
+            self.http.close()
+            self.lookup.close()
+
+
+class Guesser(threading.Thread):
+    """Wrong passwords for one account, one every ~0.2 s, from several addresses."""
+
+    def __init__(self, run: Run, hostile: Hostile, username: str):
+        super().__init__(name="guesser", daemon=True)
+        self.run_, self.hostile, self.username = run, hostile, username
+        self.conns = [Http(run.stack.web_ports, hostile.guesses, first=i, source=ip)
+                      for i, ip in enumerate(GUESS_IPS)]
+
+    def run(self) -> None:
+        k = 0
+        try:
+            while not self.run_.stop.wait(random.uniform(0.1, 0.3)):
+                http_ = self.conns[k % len(self.conns)]
+                k += 1
+                try:
+                    r = http_.request("POST", "/auth/token", None,
+                                      {"username": self.username, "password": f"guess-{secrets.token_hex(6)}"},
+                                      label="/auth/token")
+                except ConnError:
+                    http_.switch()
+                    continue
+                with self.hostile.lock:
+                    self.hostile.guess_ips.add(http_.source)
+                    if r.status == 429:
+                        try:
+                            self.hostile.retry_after.append(int(r.headers.get("retry-after", "-1")))
+                        except ValueError:
+                            pass
+        except Exception as exc:
+            log(f"{self.name} failed: {exc!r}")
+        finally:
+            for http_ in self.conns:
+                http_.close()
+
+
+def device_cookie(resp: Resp) -> str | None:
+    """``name=value`` of the uno_device_ cookie a log-in set."""
+    m = re.search(r"(uno_device_[^=;,\s]+=[^;,\s]+)", resp.headers.get("set-cookie", ""))
+    return m.group(1) if m else None
+
+
+def owner_login(ports: list[int], username: str, password: str, cookie: str | None) -> Resp | str:
+    """One log-in of the owner from 127.0.0.1 (retried only after a connection error)."""
+    http_ = Http(ports, Stats())
+    try:
+        for _ in range(5):
+            try:
+                return http_.request("POST", "/auth/token", None, {"username": username, "password": password},
+                                     headers={"Cookie": cookie} if cookie else None)
+            except ConnError:
+                http_.switch()
+                time.sleep(0.5)
+        return "no answer (connection errors)"
+    finally:
+        http_.close()
+
+
+def lockout_bound(tiers: str, seconds: float) -> int:
+    """The most password checks UNO_LOGIN_LOCKOUT's fixed windows allow in ``seconds``
+    (an interval meets at most ceil(seconds / window) + 1 windows of a tier)."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    bounds = [int(n) * (math.ceil(seconds / (int(w or 1) * units[u])) + 1)
+              for n, w, u in re.findall(r"(\d+)\s*/\s*(\d*)\s*([smhd])", tiers)]
+    return min(bounds, default=10**9)
+
+
+# --------------------------------------------------------------------------------------
 # Checks at the end
 # --------------------------------------------------------------------------------------
 def check_acks(run: Run) -> dict:
@@ -605,13 +931,23 @@ def main() -> None:
     ap.add_argument("--poll", type=float, default=1.0, help="seconds between a client's polls, default 1")
     ap.add_argument("--think", type=float, default=0.3, help="UNO_BOT_THINK_SECONDS, default 0.3")
     ap.add_argument("--sweep", type=float, default=None, help="UNO_SWEEP_SECONDS (default: the product's)")
-    ap.add_argument("--hosts", type=int, default=8, help="players that create the bot games, default 8")
+    ap.add_argument("--hosts", type=int, default=None,
+                    help=f"players that create the bot games, default one per {GAMES_PER_HOST} games (the caps)")
+    ap.add_argument("--hostile", action="store_true",
+                    help="slow connections, encoded long-polls and a password guesser during the load (see above)")
+    ap.add_argument("--slow", type=int, default=200, help="--hostile's slow connections, default 200")
+    ap.add_argument("--slow-ips", type=int, default=len(SLOW_IPS),
+                    help=f"addresses they come from (127.0.0.50 on), default {len(SLOW_IPS)}")
     ap.add_argument("--web-port", type=int, default=0, help="first web port (default: free ports)")
     ap.add_argument("--pg-grace", type=float, default=5.0,
                     help="seconds after a PostgreSQL restart during which a 503 with Retry-After is allowed")
     ap.add_argument("--seed", type=int, default=1)
     add_stack_arguments(ap)
     args = ap.parse_args()
+    if args.hosts is None:
+        args.hosts = max(1, math.ceil(args.games / GAMES_PER_HOST))
+    if not 1 <= args.slow_ips <= len(SLOW_IPS):
+        ap.error(f"--slow-ips: 1 to {len(SLOW_IPS)}")
     cfg = StackConfig(pg_port=args.pg_port, redis_port=args.redis_port, web_port=args.web_port,
                       supervisord=args.supervisord, keep_logs=args.keep_logs,
                       snapshot=not args.live_tree,
@@ -619,7 +955,8 @@ def main() -> None:
                       env={"UNO_BOT_THINK_SECONDS": str(args.think), "LOG_LEVEL": "INFO",
                            **({"UNO_SWEEP_SECONDS": str(args.sweep)} if args.sweep is not None else {})})
     run_on_stack(cfg, f"soak: {args.minutes:g} min, {args.games} bot games, {args.clients} clients, turn_seconds "
-                 f"{args.turn_seconds}, chaos {'on' if args.chaos else 'off'}", lambda stack: soak(args, stack))
+                 f"{args.turn_seconds}, {args.hosts} hosts, chaos {'on' if args.chaos else 'off'}, hostile "
+                 f"{'on' if args.hostile else 'off'}", lambda stack: soak(args, stack))
 
 
 def soak(args, stack: Stack) -> None:
@@ -651,15 +988,29 @@ def soak(args, stack: Stack) -> None:
     if failures:
         raise RuntimeError(f"{len(failures)} registrations failed, first: {failures[0]}")
     by_name = {n: (tok, pid) for n, tok, pid in accounts}
-    hosts = [by_name[n][0] for n in names[: args.hosts]]
+    hosts = HostPool([by_name[n][0] for n in names[: args.hosts]])
     clients = []
     for i, n in enumerate(names[args.hosts :]):
         token, pid = by_name[n]
         profile = profiles[i % len(profiles)]
         run.client_players[pid] = profile
         clients.append(HumanClient(run, i, token, pid, profile))
+    owner = None
+    if args.hostile:
+        # the guessed account: its owner logged in once before the attack (device cookie)
+        owner = (f"s{rid}owner", f"pw-{secrets.token_hex(8)}")
+        r = must(setup, "POST", "/auth/register", None, {"username": owner[0], "password": owner[1]},
+                 label="/auth/register")
+        if r.status != 201:
+            raise RuntimeError(f"register {owner[0]}: {r.status} {r.data}")
+        first = owner_login(stack.web_ports, *owner, None)
+        cookie = device_cookie(first) if isinstance(first, Resp) else None
+        if not isinstance(first, Resp) or first.status != 200:
+            raise RuntimeError(f"the owner's first log-in: {getattr(first, 'status', first)}")
+        owner = (*owner, cookie)
+        poll_token, _ = register(setup, f"s{rid}poll")
     setup.close()
-    log(f"registered {len(names)} players through the API in {time.time() - t:.1f} s")
+    log(f"registered {len(names) + (2 if args.hostile else 0)} players through the API in {time.time() - t:.1f} s")
 
     sampler = DbSampler(stack.pg.url(), interval=0.5, stall_after=5.0)
     mem_start = stack.memory()
@@ -673,6 +1024,16 @@ def soak(args, stack: Stack) -> None:
         th.start()
     if args.chaos:
         chaos_thread(run, t_start, duration)
+    hostile_threads: list[threading.Thread] = []
+    if args.hostile:
+        run.hostile = Hostile()
+        hostile_threads = [SlowConnections(run, run.hostile, args.slow, SLOW_IPS[: args.slow_ips]),
+                           Guesser(run, run.hostile, owner[0]),
+                           *(LongPoller(run, run.hostile, k, poll_token) for k in range(16))]
+        for th in hostile_threads:
+            th.start()
+        log(f"hostile: {args.slow} slow connections from {args.slow_ips} addresses, 16 long-pollers, "
+            f"a password guesser (owner's device cookie: {'yes' if owner[2] else 'NONE SET'})")
     log(f"load running for {args.minutes:g} min")
     next_report = t_start + 60
     queue_lengths: list[int] = []  # the broker's backlog: tells overload from lost tasks
@@ -692,6 +1053,10 @@ def soak(args, stack: Stack) -> None:
                 f"{c['human games started']}, {len(run.acks)} acks, stalled games so far {len(sampler.stalls)}, "
                 f"broker queue {queue_lengths[-1] if queue_lengths else '?'}; "
                 f"load average {load_average()}")
+            if run.hostile:
+                h = run.hostile
+                log(f"hostile: slow {dict(h.slow)}; long-polls {dict(h.polls.statuses)} "
+                    f"{dict(h.poll_outcomes)}; guesses {dict(h.guesses.statuses)}")
     mem_end = stack.memory()
     cpu = cpu_used(cpu_start, cpu_snapshot(stack, "bench (clients)"))
     db_t1 = db_now(stack.pg.url())
@@ -701,15 +1066,78 @@ def soak(args, stack: Stack) -> None:
     for th in managers + clients:
         th.join(max(0.1, deadline - time.time()))
     run.hard_stop.set()
+    if run.hostile:
+        for th in hostile_threads:
+            if not isinstance(th, LongPoller):  # those may be in a 60 s wait: their answers are not waited for
+                th.join(15)
+        # the owner, after the guessing: from the device that logged in before, then a new one
+        run.hostile.owner["with the device cookie"] = owner_login(stack.web_ports, *owner)
+        run.hostile.owner["from a new device (no cookie)"] = owner_login(stack.web_ports, *owner[:2], None)
+        run.hostile.freeze()
     sampler.stop()
     restarts = list(stack.supervisor.exits)
     stack.stop_programs()
     log("product processes stopped; checking the database")
-    report(args, run, stack, sampler, restarts, (mem_start, mem_end), cpu, db_t0, db_t1, duration, queue_lengths)
+    report(args, run, stack, sampler, restarts, (mem_start, mem_end), cpu, db_t0, db_t1, duration, queue_lengths,
+           t_start, hosts.most())
+
+
+def latency_line(values: list[float]) -> str:
+    return (f"p50 {fmt_s(percentile(values, 50))}, p99 {fmt_s(percentile(values, 99))}, max "
+            f"{fmt_s(max(values, default=float('nan')))} ({len(values)})")
+
+
+def report_hostile(args, run: Run, duration: float) -> list[tuple[str, bool, str]]:
+    """The hostile figures; their verdicts."""
+    h = run.hostile
+    slow_ips = SLOW_IPS[: args.slow_ips]
+    print("hostile (--hostile; none of it in the figures above):")
+    print(f"  slow connections:  {args.slow} at all times over {len(run.stack.web_ports)} web ports from "
+          f"{len(slow_ips)} addresses ({slow_ips[0]}-{slow_ips[-1].rsplit('.', 1)[1]}), a header line every 2-4 s: "
+          f"{h.slow['opened']} opened, {h.slow['answered 408']} closed by the server with 408 (after "
+          f"p50 {fmt_s(percentile(h.slow_held, 50))}, max {fmt_s(max(h.slow_held, default=float('nan')))}), "
+          f"{h.slow['answered 429']} refused with 429, other answers "
+          f"{ {k: v for k, v in h.slow.items() if k.startswith('answered') and k[-3:] not in ('408', '429')} }, "
+          f"closed without an answer {h.slow['closed without an answer']}, connection errors "
+          f"{h.slow['connection errors']}")
+    woken = h.poll_woken
+    print(f"  long-polls:        16 x GET /games/{{id}}?wait_%66or_version=<version>&timeout=60, one account from "
+          f"{POLL_IP}: {sum(h.polls.statuses.values())} answers {dict(sorted(h.polls.statuses.items()))}, "
+          f"{dict(h.poll_outcomes)}, connection errors {h.polls.conn_errors}; woken after "
+          f"{latency_line(woken)}; plus {h.lookups.requests} plain GETs for a game's version "
+          f"{dict(sorted(h.lookups.statuses.items()))}, connection errors {h.lookups.conn_errors}")
+    g = h.guesses
+    print(f"  password guesses:  {g.requests} wrong passwords for one account from {len(h.guess_ips)} addresses "
+          f"({GUESS_IPS[0]}-{GUESS_IPS[-1].rsplit('.', 1)[1]}), one every ~0.2 s: "
+          f"{dict(sorted(g.statuses.items()))}, codes {dict(g.codes)}, connection errors {g.conn_errors}; "
+          f"Retry-After of the 429s: min {min(h.retry_after, default='-')}, max {max(h.retry_after, default='-')} s")
+    owner_ok = False
+    for how, r in h.owner.items():
+        if isinstance(r, Resp):
+            extra = f" Retry-After {r.headers.get('retry-after')} s" if r.status == 429 else ""
+            print(f"  the owner after:   {how}: {r.status} {r.code or ''}{extra}")
+            if how == "with the device cookie":
+                owner_ok = r.status == 200
+        else:
+            print(f"  the owner after:   {how}: {r}")
+    bad = h.server_errors()
+    print(f"  5xx to hostile traffic: {len(bad)}")
+    for at, status, method, path, ra, code in bad[:15]:
+        print(f"    {at - T0:7.1f}s {status} {method} {path} code={code} Retry-After={ra}")
+    tiers = run.stack.env.get("UNO_LOGIN_LOCKOUT", "5/1m,10/15m,20/1h,50/1d")
+    bound = lockout_bound(tiers, duration + 10)
+    checked = g.statuses[400]
+    return [
+        ("0 5xx to the hostile traffic", not bad, f"{len(bad)} 5xx"),
+        ("the guesser's passwords checked within the account's lock-out", bool(g.statuses[429]) and checked <= bound,
+         f"{checked} checked (400), {g.statuses[429]} refused (429); {tiers} allow at most {bound} in this run"),
+        ("the owner logs in after the guessing (device cookie)", owner_ok,
+         f"{getattr(h.owner.get('with the device cookie'), 'status', h.owner.get('with the device cookie'))}"),
+    ]
 
 
 def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, cpu, db_t0, db_t1,
-           duration: float, queue_lengths: list[int]) -> None:
+           duration: float, queue_lengths: list[int], t_start: float, most_per_host: int) -> None:
     import psycopg
 
     url = stack.pg.url()
@@ -732,7 +1160,8 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
     print()
     print("=" * 100)
     print(f"SOAK RESULTS ({args.minutes:g} min, {args.games} bot games, {args.clients} clients, chaos "
-          f"{'on' if args.chaos else 'off'}; supervision: {stack.supervisor.kind}; load average now "
+          f"{'on' if args.chaos else 'off'}, hostile {'on' if args.hostile else 'off'}; supervision: "
+          f"{stack.supervisor.kind}; load average now "
           f"{load_average()})")
     print("=" * 100)
     print(f"requests:            {s.requests} ({', '.join(f'{k}: {v}' for k, v in sorted(s.statuses.items()))}; "
@@ -748,7 +1177,16 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
     print(f"games:               bot {run.counts['bot games finished']} finished of {run.counts['bot games started']}"
           f" started; human {run.counts['human games finished']} finished of {run.counts['human games started']}; "
           f"turns left to the timer {run.counts['turns left to the timer']}; client crashes "
-          f"{run.counts['client crashes']}")
+          f"{run.counts['client crashes']}; {args.hosts} hosts, at most {most_per_host} unfinished bot games "
+          f"each at the end, {run.counts['bot game launches failed']} launches failed")
+    lat = [(label, secs) for sent, label, secs in s.latencies if sent >= t_start]
+    print(f"honest latency:      every honest request from the start of the load (from {HONEST_IP}): "
+          f"{latency_line([x for _, x in lat])}")
+    kinds: dict[str, list[float]] = {}
+    for label, secs in lat:
+        kinds.setdefault(label, []).append(secs)
+    for label, values in sorted(kinds.items(), key=lambda kv: -len(kv[1])):
+        print(f"    {label:<32} {latency_line(values)}")
     print(f"moves:               {moves} in {duration:.0f} s = {moves / duration:.1f} moves/s "
           f"({', '.join(f'{k} {v}' for k, v in sorted(by.items()))})")
     print(f"stalled games:       {len(sampler.stalls)} (an active game's deadline more than 5 s past; "
@@ -798,6 +1236,9 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
         ("every finished game verified", ok_fin == len(finished) and bool(finished),
          f"{ok_fin}/{len(finished)} OK"),
     ]
+    if run.hostile:
+        verdicts += report_hostile(args, run, duration)
+        print()
     for what, ok, detail in verdicts:
         print(f"{'PASS' if ok else 'FAIL'}: {what} ({detail})")
 
