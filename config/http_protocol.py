@@ -7,8 +7,9 @@ each from the environment (docs: "Limits"):
 - a **header timeout** (``WEB_HEADER_TIMEOUT``, seconds): a request whose line and
   headers have not all arrived this long after the connection opened (or after the
   first byte of a later request on a keep-alive connection) is answered 408 and closed;
-- **connections per client IP** (``WEB_MAX_CONNECTIONS_PER_IP`` per web process, 0 for
-  no cap): one more is answered 429 and closed at once;
+- **connections per client IP** (``WEB_MAX_CONNECTIONS_PER_IP`` per web worker process,
+  0 for no cap): one more is answered 429 and closed at once (a warning per address at
+  most once a minute);
 - the **size limits** gunicorn had: the request line (``GUNICORN_LIMIT_REQUEST_LINE``
   bytes: 414), the number of header fields (``GUNICORN_LIMIT_REQUEST_FIELDS``: 431) and
   the size of one (``GUNICORN_LIMIT_REQUEST_FIELD_SIZE`` bytes: 431);
@@ -65,8 +66,10 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     limit_request_fields = int(_env_number("GUNICORN_LIMIT_REQUEST_FIELDS", 100))
     limit_request_field_size = int(_env_number("GUNICORN_LIMIT_REQUEST_FIELD_SIZE", 8190))
 
-    #: open connections per client address, in this process (one event loop: no lock)
+    #: open connections per client address, in this worker process (one event loop: no lock)
     per_ip: Counter[str] = Counter()
+    #: refusals per address since its last warning, and when that was
+    refused: dict[str, tuple[int, float | None]] = {}
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -81,8 +84,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_made(transport)
         ip = self.client[0] if self.client else None
         if ip is not None and self.max_per_ip and self.per_ip[ip] >= self.max_per_ip:
-            self.logger.warning("refused a connection from %s: %d open already (WEB_MAX_CONNECTIONS_PER_IP)",
-                                ip, self.per_ip[ip])
+            self._tell_refused(ip)
             transport.write(problem_answer(429, "Too many open connections from this address.",
                                            (("Retry-After", "5"),)))
             transport.close()
@@ -100,6 +102,21 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
                 del self.per_ip[self._ip]
             self._ip = None
         super().connection_lost(exc)
+
+    def _tell_refused(self, ip: str) -> None:
+        """A warning per address at most once a minute (with how many were refused since),
+        so that a flood of refused connections cannot flood the log."""
+        now = self.loop.time()
+        count, since = self.refused.get(ip, (0, None))
+        if since is None or now - since >= 60:
+            self.logger.warning("refused %d connection(s) from %s in the last minute: %d open already "
+                                "(WEB_MAX_CONNECTIONS_PER_IP)", count + 1, ip, self.per_ip[ip])
+            self.refused[ip] = (0, now)
+            if len(self.refused) > 10000:  # forget addresses not refused for a minute
+                for old in [a for a, (_, t) in self.refused.items() if t is None or now - t >= 60]:
+                    del self.refused[old]
+        else:
+            self.refused[ip] = (count + 1, since)
 
     # ---- the header timeout -----------------------------------------------------------
     def _arm_header_timer(self) -> None:
