@@ -370,6 +370,12 @@ UNO_MAX_GAMES = env_int("UNO_MAX_GAMES", 50)
 # Bot seats in the unfinished games a player has created: a game whose bots would pass it
 # is refused, 409 too_many_bots.
 UNO_MAX_BOT_SEATS = env_int("UNO_MAX_BOT_SEATS", 30)
+# Bot steps of one owner's games (the games' creator's) queued (think time included) or
+# running at once (games/botqueue.py): a step past it is held back, in the database, until
+# one of the owner's steps ends (due first; the sweeper also hands free slots on, round
+# robin across owners), so that one owner's many tables cannot fill the workers' queue
+# ahead of everyone else's.  0: no limit.
+UNO_BOT_STEPS_PER_OWNER = env_int("UNO_BOT_STEPS_PER_OWNER", 2)
 
 # --- HTTP: request body limit, CORS -------------------------------------------
 

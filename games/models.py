@@ -175,3 +175,28 @@ class Heartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} at {self.at:%Y-%m-%d %H:%M:%S}"
+
+
+class DeferredBotStep(models.Model):
+    """A bot step held back because its owner's share of the workers was in use
+    (``games.botqueue``): the game, the version its bots were to act at, whose share
+    (the game's creator) and since when.  Taken again, oldest first, when one of the
+    owner's steps ends, and by the deadline sweeper (round robin across owners); a row
+    whose game has moved on or ended is stale and dropped."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+",
+                              db_index=False)
+    version = models.PositiveIntegerField()
+    since = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            # an owner's held-back steps, oldest first (a step of theirs ended: the next)
+            models.Index(fields=["owner", "since"], name="deferred_bot_owner_since"),
+            # every owner's, oldest first (the sweeper; the health check's backlog)
+            models.Index(fields=["since"], name="deferred_bot_since"),
+        ]
+
+    def __str__(self) -> str:
+        return f"bot step of game {self.game_id} at version {self.version}, held back since {self.since:%H:%M:%S}"

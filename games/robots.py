@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from config.problems import ApiError
 from config.resilience import TRANSIENT_ERRORS
-from games import bots, engine, obligations, scheduling, selectors, signals
+from games import botqueue, bots, engine, obligations, scheduling, selectors, signals
 from games.models import Game, GameStatus, MoveBy, Seat
 from games.obligations import REVIVE, TIMEOUT, Obligation, is_robot
 from games.services import RecordedMove, apply_and_record, prepare_action, update_rows, write_moves
@@ -121,16 +121,48 @@ def _apply(game: Game, seat: int, action: dict | None) -> bool:
     return False
 
 
-def bot_step(game_id: int, version: int) -> bool:
+def bot_step(game_id: int, version: int, lease: list | None = None) -> bool:
     """Let one bot or autopilot seat of ``game_id`` act if the game is still at
-    ``version``; True if one did.  The decision is made from a plain read; the game
-    row is locked only to check the version and record the move.  The move's
-    follow-ups queue the next step (another robot may owe a decision too: each acts
-    in turn, when it is due); when no robot acted because those with something to do
-    wait (a person's reaction time), the step comes back when the first is due."""
+    ``version``; True if one did.  The step runs in a slot of its owner's share of the
+    workers (``games.botqueue``: ``lease``, the one it was queued with, else a free
+    one); when the owner has none free it is held back, at once, until one is, and does
+    nothing now.  The decision is made from a plain read; the game row is locked only
+    to check the version and record the move.  The move's follow-ups queue the next
+    step (another robot may owe a decision too: each acts in turn, when it is due);
+    when no robot acted because those with something to do wait (a person's reaction
+    time), the step comes back when the first is due."""
+    given = botqueue.Lease.from_json(lease)
     game = _running_at(Game.objects.all(), game_id, version)
     if game is None:
+        _done(given)
         return False
+    held = botqueue.take(game.creator_id, given)
+    if held is None:
+        botqueue.defer(game_id, version, game.creator_id)
+        return False
+    try:
+        return _step(game, version)
+    finally:
+        _done(held)
+
+
+def _done(lease: botqueue.Lease | None) -> None:
+    """A step ended: its slot goes back, and on to the owner's held-back steps due first
+    (``scheduling.hand_over``).  Never raises: the step's work is done, and the sweeper
+    hands free slots on too."""
+    if lease is None:
+        return
+    botqueue.release(lease)
+    try:
+        scheduling.hand_over(lease.owner)
+    except Exception:
+        log.warning("bot steps of owner %s: could not hand the slot on (left to the sweeper)", lease.owner,
+                    exc_info=True)
+
+
+def _step(game: Game, version: int) -> bool:
+    """:func:`bot_step`'s work, in its slot."""
+    game_id = game.pk
     seats = list(game.seats.all())
     owed = obligations.current(game, seats)
     decided = _decide(game, seats, owed, timezone.now())
@@ -139,8 +171,9 @@ def bot_step(game_id: int, version: int) -> bool:
         if decided.later is not None:  # a robot waits: come back then (a task runs in no
             # transaction: at once; a caller's transaction, once it commits)
             later = decided.later
-            transaction.on_commit(lambda: scheduling.queue_bot_step(
-                game_id, version, (later - timezone.now()).total_seconds()))
+            owner = game.creator_id
+            transaction.on_commit(lambda: scheduling.queue_bot(
+                game_id, version, owner, (later - timezone.now()).total_seconds()))
         return False
     with transaction.atomic():
         game = _running_at(Game.objects.select_for_update(), game_id, version)
@@ -155,6 +188,12 @@ def _running_at(games, game_id: int, version: int) -> Game | None:
     if game is None or game.version != version or game.status != GameStatus.ACTIVE:
         return None
     return game
+
+
+def dispatch_deferred() -> int:
+    """Hand the free slots of the owners' shares to the held-back bot steps that are
+    due, round robin across owners (``scheduling.dispatch_deferred``; the sweep task)."""
+    return scheduling.dispatch_deferred()
 
 
 def resume(game_id: int) -> None:

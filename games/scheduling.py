@@ -8,7 +8,9 @@ enforces every overdue one, many games per transaction (``robots.sweep_deadlines
 whatever happened to any queued task.  After every committed move :func:`after_move`
 enqueues a bot step when the game has bot or autopilot seats (after the think time;
 a step whose robots wait, a person's reaction time, comes back when the first is due:
-``robots.bot_step``), and, only when ``UNO_TIMER_FAST_PATH_SECONDS`` is set (off by default: the
+``robots.bot_step``), each within its owner's share of the workers
+(``games.botqueue``: a step past it is held back and handed a slot by :func:`hand_over`
+or :func:`dispatch_deferred`), and, only when ``UNO_TIMER_FAST_PATH_SECONDS`` is set (off by default: the
 sweeper's half-second tick is the timer), a countdown task for a human's short
 deadline.  Tasks are sent by name (``games.tasks`` imports what they call); every
 task re-checks the game's version and is harmless when run twice or late.
@@ -18,13 +20,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
 from django.utils import timezone
 
-from games import obligations
-from games.models import Game, GameStatus, Seat
+from games import botqueue, obligations
+from games.models import DeferredBotStep, Game, GameStatus, Seat
 from games.obligations import is_robot
 
 log = logging.getLogger(__name__)
@@ -66,7 +69,7 @@ def after_move(game: Game) -> None:
         return
     seats = {s.seat: s for s in game.seats.all()}
     if any(is_robot(s) for s in seats.values()):
-        queue_bot_step(game.pk, game.version, settings.UNO_BOT_THINK_SECONDS)
+        queue_bot(game.pk, game.version, game.creator_id, settings.UNO_BOT_THINK_SECONDS)
     if _countdowns() and game.deadline is not None:
         # a human's deadline (a robot's only revives a lost bot task: the sweeper's job)
         owed = obligations.current(game, list(seats.values()))
@@ -77,11 +80,93 @@ def after_move(game: Game) -> None:
                 _enqueue("games.tasks.expire_deadline", (game.pk, game.version), max(0.0, delay))
 
 
+def queue_bot(game_id: int, version: int, owner: int, delay: float) -> bool:
+    """The next bot step of ``game_id`` at ``version`` (a game of ``owner``'s), in
+    ``delay`` seconds (the bots' think time): queued with a free slot of the owner's
+    share of the workers, held through the think time, or, every slot of the owner's
+    being held, held back in the database until one is free (``games.botqueue``).  True
+    if queued now."""
+    due = timezone.now() + timedelta(seconds=max(0.0, delay))
+    lease = botqueue.acquire(owner)
+    if lease is None:
+        botqueue.defer(game_id, version, owner, due)
+        return False
+    return _send_with(lease, game_id, version, due)
+
+
+def _send_with(lease: botqueue.Lease, game_id: int, version: int, due: datetime) -> bool:
+    """Queue the step of ``game_id`` at ``version`` for ``due`` holding ``lease``; if the
+    broker refuses it, the slot goes back and the step is held back (the sweeper sends
+    it again)."""
+    delay = (due - timezone.now()).total_seconds()
+    if queue_bot_step(game_id, version, delay, lease=None if lease.slot is None else lease.to_json()):
+        return True
+    botqueue.release(lease)
+    if lease.slot is not None:
+        botqueue.defer(game_id, version, lease.owner, due)
+    return False
+
+
+def _send_held(owner: int, game_id: int, version: int, due: datetime) -> bool | None:
+    """Queue the held-back step of ``game_id`` at ``version`` with a free slot of
+    ``owner``'s.  True: queued; False: the owner has no free slot; None: not queued
+    (another taker had it, or the broker refused it: held back again)."""
+    lease = botqueue.acquire(owner)
+    if lease is None:
+        return False
+    if not botqueue.claim(game_id, version):
+        botqueue.release(lease)
+        return None
+    return _send_with(lease, game_id, version, due) or None
+
+
+def hand_over(owner: int) -> int:
+    """One of ``owner``'s steps ended: its free slots go to the owner's held-back steps
+    due first, each queued at once (or when due) with one.  How many were queued."""
+    if not botqueue.per_owner():
+        return 0
+    queued = 0
+    rows = botqueue.live().filter(owner_id=owner).values_list("game_id", "version", "since")
+    for game_id, version, due in rows[:botqueue.per_owner()]:
+        sent = _send_held(owner, game_id, version, due)
+        if sent is False:
+            break
+        queued += bool(sent)
+    return queued
+
+
+def dispatch_deferred(limit: int = botqueue.SWEEP_LIMIT) -> int:
+    """The sweeper's share (every ``UNO_SWEEP_SECONDS``): the held-back steps that are
+    due (``limit`` looked at, due first) go to their owners' free slots, round robin
+    across owners (``botqueue.round_robin``); the rows of games that moved on or ended
+    are dropped.  Covers hand-overs that were lost and slots whose holders died.  How
+    many were queued."""
+    if not botqueue.per_owner() or not DeferredBotStep.objects.exists():
+        return 0
+    botqueue.drop_stale()
+    rows = list(botqueue.live().filter(since__lte=timezone.now())
+                .values_list("owner_id", "game_id", "version", "since")[:limit])
+    full: set[int] = set()
+    queued = 0
+    for owner, game_id, version, due in botqueue.round_robin(rows):
+        if owner in full:
+            continue
+        sent = _send_held(owner, game_id, version, due)
+        if sent is False:
+            full.add(owner)
+        queued += bool(sent)
+    if queued:
+        log.info("bot steps: %s held-back steps handed a free slot by the sweeper", queued)
+    return queued
+
+
 def queue_bot_step(game_id: int, version: int, delay: float, expires: float | None = None,
-                   queue: str | None = None) -> bool:
+                   queue: str | None = None, lease: list | None = None) -> bool:
     """Send a bot step for ``game_id`` at ``version`` in ``delay`` seconds (at once if
     negative), dropped unrun if no worker has started it ``expires`` seconds after it
-    was due (None: never dropped), on ``queue`` (None: the default queue)."""
+    was due (None: never dropped), on ``queue`` (None: the default queue), holding
+    ``lease`` (a slot of its owner's share, ``games.botqueue.Lease.to_json``; None: the
+    step takes one when it starts)."""
     delay = max(0.0, delay)
-    return _enqueue("games.tasks.bot_step", (game_id, version), delay, None if expires is None else delay + expires,
-                    queue)
+    args = (game_id, version) if lease is None else (game_id, version, lease)
+    return _enqueue("games.tasks.bot_step", args, delay, None if expires is None else delay + expires, queue)

@@ -45,9 +45,11 @@ def _moved_on(request, game_id: int) -> None:
 
 
 @shared_task(bind=True, ignore_result=True, **RETRIED)
-def bot_step(self, game_id: int, version: int) -> bool:
-    """Let the bots of ``game_id`` act if the game is still at ``version``."""
-    if robots.bot_step(game_id, version):
+def bot_step(self, game_id: int, version: int, lease: list | None = None) -> bool:
+    """Let the bots of ``game_id`` act if the game is still at ``version`` (in a slot of
+    its owner's share of the workers: ``lease``, the one it was queued with, else one it
+    takes: ``games.botqueue``)."""
+    if robots.bot_step(game_id, version, lease):
         return True
     _moved_on(self.request, game_id)
     return False
@@ -72,11 +74,13 @@ def expire_deadline(self, game_id: int, version: int) -> bool:
 @shared_task(ignore_result=True)
 def sweep_deadlines() -> int | None:
     """Beat, every ``UNO_SWEEP_SECONDS``: enforce the overdue deadlines found in the
-    database, batch after batch, then record that the sweep ran to its end (the
-    health check reads it).  Not retried: the next sweep comes within a period (and
+    database, batch after batch, hand the free slots of the owners' shares to the bot
+    steps held back that are due (round robin across owners), then record that the
+    sweep ran to its end (the health check reads it).  Not retried: the next sweep comes within a period (and
     beat's messages expire, so sweeps never pile up behind a busy pool)."""
     try:
         done = robots.sweep_deadlines()
+        robots.dispatch_deferred()  # bot steps held back by their owner's share
     except TRANSIENT_ERRORS as exc:  # a database restarting: the next sweep takes over
         log.warning("deadline sweep interrupted: %s", exc)
         return None

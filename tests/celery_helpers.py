@@ -70,8 +70,11 @@ class TaskLog:
             self.failures.append((sender.name, tuple(args or ()), exception))
 
     def runs(self, name: str, args: tuple | None = None) -> list[tuple]:
+        """The runs of the task ``name`` whose arguments begin with ``args`` (a bot step
+        may carry its owner's slot after the game and version: games.botqueue)."""
         with self.lock:
-            return [d for d in self.done if d[0].endswith(name) and (args is None or d[1] == tuple(args))]
+            return [d for d in self.done
+                    if d[0].endswith(name) and (args is None or d[1][:len(args)] == tuple(args))]
 
 
 def _close_connections(**kwargs):
