@@ -1,18 +1,22 @@
 """Health checks: the backing services (database, Celery broker) and the background
 parts (a worker whose pool runs tasks, beat's deadline sweeper), from heartbeats that
-live in the database (games.heartbeats)."""
+live in the database (games.heartbeats); and the bot backlog, from the games
+themselves: a part that works but is falling behind is ``degraded``."""
 
 import logging
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
 
-from games import heartbeats
+from games import heartbeats, selectors
 
 logger = logging.getLogger(__name__)
 
 OK = "ok"
 ERROR = "error"
+#: a part that works but has fallen behind (the bots): the service answers, slowly
+DEGRADED = "degraded"
 
 
 def check_database() -> None:
@@ -66,3 +70,22 @@ def health_report(checks: dict | None = None) -> dict[str, str]:
         else:
             report[name] = OK
     return report
+
+
+def bot_backlog_report() -> dict:
+    """``{"bots": "ok" | "degraded" | "error", "bot_backlog": n}``: how many running
+    games have a bot decision overdue by more than ``HEALTH_BOT_BACKLOG_SECONDS``
+    (``selectors.bot_backlog``, from the database: every web process tells the same),
+    ``degraded`` from ``HEALTH_BOT_BACKLOG_GAMES`` of them on (the workers fall behind:
+    bots move late although every part answers); ``error`` (and a null count) when it
+    cannot be read."""
+    try:
+        backlog = selectors.bot_backlog(timedelta(seconds=settings.HEALTH_BOT_BACKLOG_SECONDS))
+    except Exception as exc:
+        logger.warning("health check bots failed: %s", exc)
+        return {"bots": ERROR, "bot_backlog": None}
+    if backlog >= max(1, settings.HEALTH_BOT_BACKLOG_GAMES):
+        logger.warning("health: %s running games have a bot decision overdue by more than %s s", backlog,
+                       settings.HEALTH_BOT_BACKLOG_SECONDS)
+        return {"bots": DEGRADED, "bot_backlog": backlog}
+    return {"bots": OK, "bot_backlog": backlog}

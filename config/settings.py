@@ -376,6 +376,12 @@ UNO_MAX_BOT_SEATS = env_int("UNO_MAX_BOT_SEATS", 30)
 # robin across owners), so that one owner's many tables cannot fill the workers' queue
 # ahead of everyone else's.  0: no limit.
 UNO_BOT_STEPS_PER_OWNER = env_int("UNO_BOT_STEPS_PER_OWNER", 2)
+# Health check (GET /api/v1/health, part "bots"): "degraded", with the count in
+# bot_backlog, once at least HEALTH_BOT_BACKLOG_GAMES running games have a bot decision
+# overdue by more than HEALTH_BOT_BACKLOG_SECONDS (a robot's deadline passed that long
+# ago, or a step held back by its owner's share that long after it was due).
+HEALTH_BOT_BACKLOG_SECONDS = float(env_str("HEALTH_BOT_BACKLOG_SECONDS", "30"))
+HEALTH_BOT_BACKLOG_GAMES = env_int("HEALTH_BOT_BACKLOG_GAMES", 5)
 
 # --- HTTP: request body limit, CORS -------------------------------------------
 

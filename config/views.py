@@ -7,7 +7,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from config.health import ERROR, OK, WEB_CHECKS, health_report
+from config.health import DEGRADED, ERROR, OK, WEB_CHECKS, bot_backlog_report, health_report
 from config.problems import PROBLEM_CONTENT_TYPE, ApiError, ProblemSerializer
 from config.resilience import RETRY_AFTER_SECONDS
 
@@ -23,10 +23,25 @@ class HealthPartsSerializer(serializers.Serializer):
         "A worker's pool ran its heartbeat task within 3 x UNO_WORKER_HEARTBEAT_SECONDS + 5 s."
     )
     sweeper = _part("Beat's deadline sweeper ran to its end within 3 x UNO_SWEEP_SECONDS + 5 s.")
+    bots = serializers.ChoiceField(
+        choices=[OK, DEGRADED, ERROR],
+        help_text="`degraded`: at least HEALTH_BOT_BACKLOG_GAMES (5) running games have a bot decision overdue by more "
+        "than HEALTH_BOT_BACKLOG_SECONDS (30 s): the workers fall behind (`bot_backlog` says how many); `error`: it "
+        "could not be read.",
+    )
+    bot_backlog = serializers.IntegerField(
+        allow_null=True,
+        help_text="Running games with a bot decision overdue by more than HEALTH_BOT_BACKLOG_SECONDS: a robot's "
+        "deadline (think time + UNO_BOT_STALL_SECONDS after its decision began) passed that long ago, or its step, "
+        "held back by its owner's share of the workers, was due that long ago. Null when it could not be read.",
+    )
 
 
 class HealthSerializer(HealthPartsSerializer):
-    status = serializers.ChoiceField(choices=[OK])
+    status = serializers.ChoiceField(
+        choices=[OK, DEGRADED],
+        help_text="`ok`: every part works; `degraded`: every part answers but `bots` is `degraded` (still 200).",
+    )
 
 
 class HealthProblemSerializer(ProblemSerializer, HealthPartsSerializer):
@@ -38,8 +53,10 @@ class HealthProblemSerializer(ProblemSerializer, HealthPartsSerializer):
 
 class HealthView(APIView):
     """Readiness of the whole service: the database, the broker, a worker that runs
-    tasks and beat's deadline sweeper.  Each part is ``ok`` or ``error``; any error
-    answers 503 naming the failing parts, with ``Retry-After`` as every 503."""
+    tasks and beat's deadline sweeper, each ``ok`` or ``error``, and the bot backlog
+    (``bots``: ``ok``, ``degraded`` or ``error``, with ``bot_backlog``).  Any error
+    answers 503 naming the failing parts, with ``Retry-After`` as every 503; a
+    ``degraded`` part alone answers 200 with ``status`` ``degraded``."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -52,21 +69,25 @@ class HealthView(APIView):
         tags=["health"],
         auth=[],
         responses={
-            200: OpenApiResponse(HealthSerializer, description="Every part works."),
+            200: OpenApiResponse(HealthSerializer, description="Every part works (`status` `ok`), or every part "
+                                 "answers but the bots fall behind (`status` `degraded`, `bots` `degraded`, with the "
+                                 "`bot_backlog`)."),
             (503, PROBLEM_CONTENT_TYPE): OpenApiResponse(
                 HealthProblemSerializer,
                 description="`unavailable`: `detail` names the failing parts; `database`, `broker`, "
-                "`worker` and `sweeper` are each `ok` or `error`.",
+                "`worker`, `sweeper` and `bots` are each `ok` or `error` (`bots` may be `degraded`).",
             ),
         },
     )
     def get(self, request):
-        report = health_report(self.checks)
-        if any(value != OK for value in report.values()):
-            failing = ", ".join(name for name, value in report.items() if value != OK)
-            raise ApiError(503, "unavailable", f"Unhealthy: {failing}.",
+        report: dict = health_report(self.checks)
+        if self.checks is None:  # the whole service: the bot backlog too
+            report.update(bot_backlog_report())
+        failing = [name for name, value in report.items() if value == ERROR]
+        if failing:
+            raise ApiError(503, "unavailable", f"Unhealthy: {', '.join(failing)}.",
                            headers={"Retry-After": str(RETRY_AFTER_SECONDS)}, retry_after=RETRY_AFTER_SECONDS, **report)
-        return Response({"status": OK, **report})
+        return Response({"status": DEGRADED if DEGRADED in report.values() else OK, **report})
 
 
 class LivenessView(HealthView):

@@ -12,14 +12,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Exists, F, OuterRef, Prefetch, QuerySet
+from django.utils import timezone
 
-from games import engine, obligations
+from games import botqueue, engine, obligations
 from games.bots import RoundLog
 from games.models import Game, GameStatus, Move, Round, Seat
 from players.models import Player, Webhook
@@ -469,6 +471,27 @@ def scored_plays(game: Game) -> list[dict[str, Any]]:
                 out.append({"seq": seq, "seat": e["seat"], "card": e["card"], "points": e["points"],
                             "face_down": e["type"] == "face_down_placed"})
     return out
+
+
+def bot_backlog(older_than: timedelta, *, now: datetime | None = None, limit: int = 1000) -> int:
+    """How many running games have a bot decision overdue by more than ``older_than``
+    (the health check's ``bot_backlog``), from the database: a robot's decision whose
+    deadline (its think time + ``UNO_BOT_STALL_SECONDS`` after it began, when the
+    sweeper revives a lost step) passed more than ``older_than`` ago, or a bot step held
+    back by its owner's share of the workers (``games.botqueue``) and due more than
+    ``older_than`` ago.  At most ``limit`` games of each kind are looked at (indexed:
+    ``Game.deadline`` of running games, ``DeferredBotStep.since``).  A game stored
+    before obligations existed counts when its deadline is that late."""
+    cut = (timezone.now() if now is None else now) - older_than
+    late: set[int] = set()
+    overdue = (Game.objects.filter(status=GameStatus.ACTIVE, deadline__lt=cut).order_by("deadline")
+               .values_list("pk", "obligations")[:limit])
+    for game_id, owed in overdue:
+        if owed is None or any(o.enforce == obligations.REVIVE and o.deadline is not None and o.deadline < cut
+                               for o in map(obligations.Obligation.from_json, owed)):
+            late.add(game_id)
+    late.update(botqueue.live().filter(since__lt=cut).values_list("game_id", flat=True)[:limit])
+    return len(late)
 
 
 def stats_for_player(player) -> dict[str, int]:

@@ -33,7 +33,8 @@ def test_health_ok(api):
 
     body = assert_json(api.get("/api/v1/health"), 200)
 
-    assert body == {"status": "ok", "database": "ok", "broker": "ok", "worker": "ok", "sweeper": "ok"}
+    assert body == {"status": "ok", "database": "ok", "broker": "ok", "worker": "ok", "sweeper": "ok", "bots": "ok",
+                    "bot_backlog": 0}
 
 
 def test_liveness_needs_only_the_database_and_the_broker(api):
