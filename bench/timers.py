@@ -186,7 +186,9 @@ def main() -> None:
     if args.profile_child:
         profile_timer_moves(args.profile_child)
         return
-    env = {"UNO_MAX_TIMEOUTS": str(args.max_timeouts), "LOG_LEVEL": "INFO"}
+    # (one pair of players holds every game: the per-player caps of issue 24 are off)
+    env = {"UNO_MAX_TIMEOUTS": str(args.max_timeouts), "LOG_LEVEL": "INFO", "UNO_MAX_GAMES": "0",
+           "UNO_MAX_WAITING_GAMES": "0"}
     if args.sweep is not None:
         env["UNO_SWEEP_SECONDS"] = str(args.sweep)
     if args.fast_path is not None:
