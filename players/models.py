@@ -2,6 +2,8 @@ import unicodedata
 from datetime import timedelta
 
 from django.contrib.auth.models import AbstractUser, UserManager
+from django.db.models.signals import pre_save
+from django.dispatch import receiver
 from django.db import models, transaction
 from django.utils import timezone
 from knox.models import AbstractAuthToken
@@ -160,3 +162,12 @@ class RateCounter(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.count} until {self.resets_at}"
+
+
+@receiver(pre_save, sender=Player)
+def _skeleton_of_loaded_rows(sender, instance: Player, raw: bool = False, **kwargs) -> None:
+    """A row loaded as it is (``loaddata``: ``save()`` does not run) gets the skeleton
+    that ``save()`` would have given it, when it comes without one (a fixture dumped
+    before migration 0007)."""
+    if raw and not instance.username_skeleton:
+        instance.username_skeleton = username_skeleton(instance.username)
