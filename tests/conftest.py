@@ -140,3 +140,13 @@ def fresh_heartbeats(db):
 
     for name in ("worker", "sweeper"):
         Heartbeat.objects.update_or_create(name=name, defaults={"at": timezone.now()})
+
+
+@pytest.fixture(params=["redis", "database"])
+def store(request, settings) -> str:
+    """Run the test on each counter store: Redis (if this run has one), then the database."""
+    if request.param == "redis" and not settings.REDIS_URL:
+        pytest.skip("no Redis in this run (REDIS_URL unset)")
+    if request.param == "database":
+        settings.REDIS_URL = ""
+    return request.param

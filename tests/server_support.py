@@ -102,14 +102,19 @@ class Gunicorn:
             self.proc.wait()
 
 
-@pytest.fixture(scope="module")
-def gunicorn(django_db_setup, tmp_path_factory) -> Iterator[Gunicorn]:
-    server = Gunicorn(tmp_path_factory.mktemp("gunicorn") / "gunicorn.log")
+def served(tmp_path_factory, name: str = "gunicorn", workers: int = 1, **settings) -> Iterator[Gunicorn]:
+    """A module fixture's body: a server (``settings``: more environment), ready, stopped after."""
+    server = Gunicorn(tmp_path_factory.mktemp(name) / "gunicorn.log", workers, **settings)
     try:
         server.wait_ready()
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def gunicorn(django_db_setup, tmp_path_factory) -> Iterator[Gunicorn]:
+    yield from served(tmp_path_factory)
 
 
 # --- Requests to a real server ------------------------------------------------------

@@ -38,7 +38,7 @@ from playwright.sync_api import sync_playwright
 from games import engine
 from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
 from tests.games_support import true_state
-from tests.server_support import ROOT, Gunicorn
+from tests.server_support import ROOT, served
 
 CHROMIUM = Path("/usr/bin/chromium")
 PASSWORD = "a-long-password-1"
@@ -63,12 +63,7 @@ def static_root(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(django_db_setup, static_root, tmp_path_factory):
-    s = Gunicorn(tmp_path_factory.mktemp("gunicorn") / "gunicorn.log", workers=1, STATIC_ROOT=static_root)
-    try:
-        s.wait_ready()
-        yield s
-    finally:
-        s.stop()
+    yield from served(tmp_path_factory, STATIC_ROOT=static_root)
 
 
 @pytest.fixture(scope="module")

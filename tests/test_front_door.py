@@ -17,33 +17,24 @@ import pytest
 
 from games.models import Game, Move
 from players.models import Player
-from tests.server_support import Gunicorn, call, register, step, two_player_game
+from tests.server_support import Gunicorn, call, register, served, step, two_player_game
 from tests.sse_support import open_stream
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.concurrency]
-
-
-def _server(tmp_path_factory, name: str, **settings) -> Iterator[Gunicorn]:
-    server = Gunicorn(tmp_path_factory.mktemp(name) / "gunicorn.log", **settings)
-    try:
-        server.wait_ready()
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
 def roomy(django_db_setup, tmp_path_factory) -> Iterator[Gunicorn]:
     """One worker, 4 threads; long timeouts and no per-IP cap, so that slow clients
     stay connected for as long as the test keeps them."""
-    yield from _server(tmp_path_factory, "roomy", WEB_HEADER_TIMEOUT=60, WEB_BODY_TIMEOUT=60,
+    yield from served(tmp_path_factory, "roomy", WEB_HEADER_TIMEOUT=60, WEB_BODY_TIMEOUT=60,
                        WEB_MAX_CONNECTIONS_PER_IP=0)
 
 
 @pytest.fixture(scope="module")
 def strict(django_db_setup, tmp_path_factory) -> Iterator[Gunicorn]:
     """Short timeouts and a small per-IP cap."""
-    yield from _server(tmp_path_factory, "strict", WEB_HEADER_TIMEOUT=1, WEB_BODY_TIMEOUT=1,
+    yield from served(tmp_path_factory, "strict", WEB_HEADER_TIMEOUT=1, WEB_BODY_TIMEOUT=1,
                        WEB_MAX_CONNECTIONS_PER_IP=5)
 
 
@@ -314,7 +305,7 @@ def _long_poll(server, game_id: int, token: str) -> dict:
 @pytest.fixture(scope="module")
 def second(django_db_setup, tmp_path_factory) -> Iterator[Gunicorn]:
     """Another web process, on its own port: what one revokes, the other must end."""
-    yield from _server(tmp_path_factory, "second")
+    yield from served(tmp_path_factory, "second")
 
 
 @pytest.mark.parametrize("how", ["revoke", "password", "deactivate", "expire"])

@@ -23,16 +23,6 @@ TOKEN = "/api/v1/auth/token"
 PASSWORD = "/api/v1/auth/password"
 WRONG = "not-the-password-1"
 
-@pytest.fixture(params=["redis", "database"])
-def store(request, settings) -> str:
-    """Run the test on each counter store: Redis (if this run has one), then the database."""
-    if request.param == "redis" and not settings.REDIS_URL:
-        pytest.skip("no Redis in this run (REDIS_URL unset)")
-    if request.param == "database":
-        settings.REDIS_URL = ""
-    return request.param
-
-
 @pytest.fixture
 def lockout_tiers(settings):
     """``lockout_tiers("5/1d")``: the per-account tiers for one test, after waiting (if need

@@ -53,16 +53,6 @@ def post_token(client, **extra):
     return client.post(TOKEN_URL, {}, format="json", **extra)
 
 
-@pytest.fixture(params=["redis", "database"])
-def store(request, settings) -> str:
-    """Run the test on each counter store: Redis (if this run has one), then the database."""
-    if request.param == "redis" and not settings.REDIS_URL:
-        pytest.skip("no Redis in this run (REDIS_URL unset)")
-    if request.param == "database":
-        settings.REDIS_URL = ""
-    return request.param
-
-
 # --- Headers ----------------------------------------------------------------------
 
 
