@@ -98,8 +98,8 @@ def register(api: Api) -> str:
 # The subscribers (one asyncio loop)
 # --------------------------------------------------------------------------------------
 class Subscriber:
-    def __init__(self, game_id: int, token: str) -> None:
-        self.game_id, self.token = game_id, token
+    def __init__(self, game_id: int, token: str, number: int = 0) -> None:
+        self.game_id, self.token, self.number = game_id, token, number
         self.last: int | None = None
         self.events = 0
         self.gaps = 0
@@ -120,7 +120,11 @@ class Subscribers:
 
     async def _run(self, sub: Subscriber) -> None:
         try:
-            reader, writer = await asyncio.open_connection("127.0.0.1", self.port, limit=1 << 22)
+            # each subscriber from an address of its own among 127.0.0.2-201, as a thousand
+            # clients would be (one address holds at most WEB_MAX_CONNECTIONS_PER_IP per worker)
+            source = f"127.0.0.{2 + sub.number % 200}"
+            reader, writer = await asyncio.open_connection("127.0.0.1", self.port, limit=1 << 22,
+                                                           local_addr=(source, 0))
             writer.write((f"GET /api/v1/games/{sub.game_id}/events HTTP/1.1\r\nHost: bench\r\n"
                           f"Authorization: Token {sub.token}\r\nAccept: text/event-stream\r\n\r\n").encode())
             await writer.drain()
@@ -162,7 +166,7 @@ class Subscribers:
         """Open a stream per (game, token); the seconds until all are connected."""
         async def go() -> None:
             for game_id, token in targets:
-                sub = Subscriber(game_id, token)
+                sub = Subscriber(game_id, token, len(self.subs))
                 self.subs.append(sub)
                 asyncio.ensure_future(self._run(sub))
             await asyncio.gather(*(s.connected.wait() for s in self.subs))
