@@ -133,9 +133,12 @@ def bot_step(game_id: int, version: int, lease: list | None = None) -> bool:
     time), the step comes back when the first is due."""
     given = botqueue.Lease.from_json(lease)
     game = _running_at(Game.objects.all(), game_id, version)
-    if game is None:
-        _done(given)
-        return False
+    if game is None:  # the game moved on: its own next step may be held back, due; take it here
+        taken = _own_held_back(game_id)
+        if taken is None:
+            _done(given)
+            return False
+        game, version = taken
     held = botqueue.take(game.creator_id, given)
     if held is None:
         botqueue.defer(game_id, version, game.creator_id)
@@ -144,6 +147,22 @@ def bot_step(game_id: int, version: int, lease: list | None = None) -> bool:
         return _step(game, version)
     finally:
         _done(held)
+
+
+def _own_held_back(game_id: int) -> tuple[Game, int] | None:
+    """The step of ``game_id`` held back at the version the game is at now, if it is
+    due, claimed (by exactly one taker), with the game; None if there is none.  A step
+    that finds its game moved on runs it at once in its own slot, instead of handing the
+    slot over through the queue (a worker whose pool process was killed after a move
+    redelivers the killed step, and the game goes on in that very task)."""
+    version = (botqueue.live().filter(game_id=game_id, since__lte=timezone.now())
+               .values_list("version", flat=True).first())
+    if version is None:
+        return None
+    game = _running_at(Game.objects.all(), game_id, version)
+    if game is None or not botqueue.claim(game_id, version):
+        return None
+    return game, version
 
 
 def _done(lease: botqueue.Lease | None) -> None:
