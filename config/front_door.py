@@ -29,6 +29,7 @@ holds no thread; only requests that Django is working on do.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import time
@@ -246,8 +247,6 @@ def _route(scope: dict) -> tuple[str, Any]:
 
 async def _problem(send, status: int, code: str, detail: str, *, close: bool = False,
                    headers: list[tuple[bytes, bytes]] | None = None) -> None:
-    import json
-
     from config.problems import PROBLEM_CONTENT_TYPE, problem_body
 
     body = json.dumps(problem_body(status=status, code=code, detail=detail)).encode()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sys
 from collections import Counter
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -176,8 +177,6 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
 
     def parser_error(self) -> _Refused | None:
         """The refusal a callback raised (httptools wraps it in its own error)."""
-        import sys
-
         exc = sys.exc_info()[1]
         while exc is not None:
             if isinstance(exc, _Refused):

@@ -8,9 +8,15 @@ as gunicorn does); under any other server Django reads no body without a Content
 
 A refused body is then discarded, never kept, up to ``MAX_REQUEST_DRAIN_BYTES``: the
 client's next request on the same keep-alive connection starts right after it, and the
-client reads the 413 instead of a connection reset.  gunicorn itself drains only 64 KiB
-of a body the application left unread, then closes the connection.  A body past the
-drain limit is left unread, and the server closes the connection after the 413.
+client reads the 413 instead of a connection reset.  A body past the drain limit is left
+unread, and the server closes the connection after the 413.
+
+Served by the web workers, the front door (``config.front_door``) has already read the
+body on its event loop: one that fits comes with its ``Content-Length`` (a chunked one
+too), a larger one was discarded there (up to the drain limit) and comes empty, its
+``Content-Length`` saying how large it was, so that this middleware answers the 413 and
+the answer carries the CORS and RateLimit headers as any other.  The reading and
+draining here serve the other servers (the test client, ``runserver``).
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ class RequestBodyLimitMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         limit: int = settings.MAX_REQUEST_BYTES
         stream: BinaryIO | None = request.META.get("wsgi.input")
-        if stream is None:  # served by the live event loop (config.live_server): GETs, no body read
+        if stream is None:  # Django's ASGI handler (the front door's streams and long-polls): read already
             return self.get_response(request)
         declared = _content_length(request.META)
         if declared is not None:

@@ -49,6 +49,7 @@ from config.problems import ApiError
 
 from games import obligations, selectors
 from games.models import Game, GameStatus, Move, Seat
+from players.selectors import live_token_ids
 
 log = logging.getLogger(__name__)
 
@@ -469,8 +470,6 @@ class Hub:
                                for members in group.values() for s in members if s.token_id is not None]
         if not subs:
             return
-        from players.selectors import live_token_ids
-
         alive = live_token_ids({s.token_id for s in subs})
         for sub in subs:
             if sub.token_id in alive:
