@@ -18,7 +18,9 @@ help:
 	@echo "make run   - migrate, collect static files and serve on 0.0.0.0:\$${PORT:-8000}"
 	@echo "             (gunicorn + celery worker + celery beat; SQLite and a filesystem broker"
 	@echo "             unless DATABASE_URL / REDIS_URL are set)"
-	@echo "make test  - run the tests against PostgreSQL and Redis on 127.0.0.1"
+	@echo "             and the documentation at /docs/ (built from docs/ by mkdocs)"
+	@echo "make test  - build the documentation (mkdocs, strict), then run the tests against"
+	@echo "             PostgreSQL and Redis on 127.0.0.1"
 	@echo "make audit - pip-audit the venv's dependencies: fails on a known vulnerability with a fix"
 	@echo "             (and when they cannot be audited; AUDIT_ARGS=--if-reachable skips, loudly, instead)"
 	@echo "make lint  - static checks (ruff, if installed)"
@@ -31,11 +33,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The documentation site (docs/, mkdocs.yml), served at /docs/ (config/docs_site.py).
+DOCS_SITE_DIR ?= $(abspath $(or $(RUN_DIR),.run))/site
+export NO_MKDOCS_2_WARNING := 1
+
 run: venv
+	$(BIN)/mkdocs build --strict --quiet --site-dir $(DOCS_SITE_DIR)
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createcachetable
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
-	exec scripts/run.sh
+	DOCS_SITE_DIR=$(DOCS_SITE_DIR) exec scripts/run.sh
 
 # The test database (test_uno) is created and dropped by pytest-django.
 # Redis db 15 is flushed between tests: point TEST_REDIS_URL at a scratch db.
@@ -47,6 +54,7 @@ TEST_SQLITE_DIR ?= .run/test-sqlite
 ENGINE_TEST_WORKERS ?= 2
 test: venv
 	$(BIN)/python scripts/wait_for.py --timeout 10 127.0.0.1:5432 127.0.0.1:6379
+	$(BIN)/mkdocs build --strict --quiet --site-dir $(abspath .run/test-site)
 	$(BIN)/pytest -n $(ENGINE_TEST_WORKERS) tests/engine $(PYTEST_ARGS)
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest --ignore=tests/engine $(PYTEST_ARGS)
 	rm -rf $(TEST_SQLITE_DIR) && mkdir -p $(TEST_SQLITE_DIR)

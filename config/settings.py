@@ -83,7 +83,8 @@ MIDDLEWARE = [
     "config.problems.TransientErrorMiddleware",
     # 413 for a body over MAX_REQUEST_BYTES, before anything reads it.
     "config.middleware.RequestBodyLimitMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    # whitenoise: the static files, and the documentation site at /docs/ (config/docs_site.py)
+    "config.docs_site.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -202,6 +203,11 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# The documentation site (`mkdocs build` of docs/, which `make run` runs), served at /docs/
+# (config/docs_site.py), a directory's URL answering its index.html.
+DOCS_SITE_DIR = Path(env_str("DOCS_SITE_DIR", str(RUN_DIR / "site")))
+WHITENOISE_INDEX_FILE = True
 
 # --- Redis: cache, rate-limit counters (players/throttling.py) and Celery -----
 
