@@ -141,7 +141,7 @@ def bot_step(game_id: int, version: int, lease: list | None = None) -> bool:
         game, version = taken
     held = botqueue.take(game.creator_id, given)
     if held is None:
-        botqueue.defer(game_id, version, game.creator_id)
+        scheduling.hold_back(game_id, version, game.creator_id)
         return False
     try:
         return _step(game, version)

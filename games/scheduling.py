@@ -89,9 +89,19 @@ def queue_bot(game_id: int, version: int, owner: int, delay: float) -> bool:
     due = timezone.now() + timedelta(seconds=max(0.0, delay))
     lease = botqueue.acquire(owner)
     if lease is None:
-        botqueue.defer(game_id, version, owner, due)
-        return False
+        return hold_back(game_id, version, owner, due) > 0
     return _send_with(lease, game_id, version, due)
+
+
+def hold_back(game_id: int, version: int, owner: int, due: datetime | None = None) -> int:
+    """Hold the step of ``game_id`` at ``version`` back until a slot of ``owner``'s is
+    free (``botqueue.defer``), then look again at once: the steps that held the slots may
+    have ended between the failed ``acquire`` and the held-back row, and their hand-over
+    found no row, so the slot they gave back is taken here rather than left to the
+    sweeper.  How many held-back steps of the owner were queued (this one or others due
+    before it)."""
+    botqueue.defer(game_id, version, owner, due)
+    return hand_over(owner)
 
 
 def _send_with(lease: botqueue.Lease, game_id: int, version: int, due: datetime) -> bool:

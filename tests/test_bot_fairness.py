@@ -347,3 +347,36 @@ def test_the_sweeper_revives_a_lost_step_within_the_share_and_times_out_humans_r
             break
         # (the mixed game's step ended: its slot went on to a's held-back step, queued)
     assert Game.objects.get(pk=a).version > version_a
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("held_back_by", ["queue_bot", "bot_step"])
+def test_a_slot_freed_while_a_step_is_being_held_back_is_taken_at_once(make_player, broker, settings, monkeypatch,
+                                                                        held_back_by):
+    """The race of a lost wake-up: every slot is held when the step asks for one, and the
+    holders end (their hand-over finding no held-back row) before its row is written.
+    The step must not wait for the sweeper: it is queued as soon as it is held back."""
+    settings.UNO_BOT_STEPS_PER_OWNER = 2
+    owner, _ = make_player("owner")
+    (a,) = quiet_tables(owner, 1, settings, broker)
+    version = Game.objects.get(pk=a).version
+    holders = [botqueue.acquire(owner.pk) for _ in range(2)]  # two steps of the owner, running
+    assert None not in holders and botqueue.acquire(owner.pk) is None
+    defer = botqueue.defer
+
+    def holders_end_first(*args, **kwargs):
+        for lease in holders:  # each ends as robots._done ends a step: its hand-over finds no row
+            botqueue.release(lease)
+            assert scheduling.hand_over(owner.pk) == 0
+        return defer(*args, **kwargs)
+
+    monkeypatch.setattr(botqueue, "defer", holders_end_first)
+    if held_back_by == "queue_bot":
+        assert scheduling.queue_bot(a, version, owner.pk, 0) is True
+    else:
+        assert not robots.bot_step(a, version)  # a revival without a slot: held back, then queued
+    (sent,) = broker.bot_steps()
+    assert sent.args[:2] == (a, version) and sent.args[2][0] == owner.pk  # with a slot of its own
+    assert not DeferredBotStep.objects.exists()
+    assert robots.bot_step(*sent.args)
+    assert Game.objects.get(pk=a).version == version + 1
