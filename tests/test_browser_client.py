@@ -439,7 +439,13 @@ def test_a_spectator_sees_the_table_without_a_hand_and_follows_it_live(server, n
     assert page.locator("#start").count() == 0 and page.locator("#spectating").is_visible()
 
     owner.post(f"/games/{gid}/start")
-    page.wait_for_selector("#table[data-status=active]")
+    try:
+        page.wait_for_selector("#table[data-status=active]")
+    except Exception as exc:  # (seen once in CI: say what the page and the server knew)
+        table = page.evaluate("() => ({...(document.querySelector('#table') || {}).dataset})")
+        raise AssertionError(f"the page did not follow the start: #table {table}, "
+                             f"the game {owner.get(f'/games/{gid}')['status']}; "
+                             f"the server's log:\n{server.output()}") from exc
     assert page.locator("#hand").count() == 0 and page.locator("#hand-box").count() == 0
     assert page.locator("#actions").count() == 0 and page.locator("#spectating").is_visible()
     # the owner plays through the API (and the bot on the worker) until at least two moves
