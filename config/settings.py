@@ -485,8 +485,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    # The health check's parts share one enum.
-    "ENUM_NAME_OVERRIDES": {"HealthPartEnum": ["ok", "error"]},
+    # The health check's parts share one enum; so do the fields that take one of these choice sets.
+    "ENUM_NAME_OVERRIDES": {
+        "HealthPartEnum": ["ok", "error"],
+        "GameStatusEnum": "games.models.GameStatus.values",
+        "ColorEnum": "games.engine.COLORS",
+        "LevelEnum": "games.services.BOT_LEVELS",
+        "DecisionEnum": "games.serializers.DECISION_TYPES",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         # OpenAPI links from a created game to the operations on it.

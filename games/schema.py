@@ -106,6 +106,7 @@ def typed_actions_hook(result: dict, generator: Any, request: Any, public: bool)
     schemas.pop("ActionRequest", None)
     _type_recorded_actions(schemas, refs, variants)
     _type_pending(schemas)
+    _unions_kept_whole(schemas)
     if not _references(result, "#/components/schemas/ActionTypeEnum"):
         schemas.pop("ActionTypeEnum", None)
     return result
@@ -164,6 +165,20 @@ def _type_pending(schemas: dict) -> None:
         "oneOf": [{"$ref": ref} for ref in mapping.values()],
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
+
+
+def _unions_kept_whole(schemas: dict) -> None:
+    """A property that is a discriminated union (``Pending``...) as ``oneOf`` of its one
+    ``$ref``, not drf-spectacular's ``allOf`` (its way of putting ``nullable`` or a
+    description beside a ``$ref`` in OpenAPI 3.0): generators read an ``allOf`` as a
+    subtype of the union and drop its discriminator (openapi-typescript made ``pending``
+    an ``Omit<Pending, "type">``)."""
+    unions = {f"#/components/schemas/{name}" for name, schema in schemas.items() if "discriminator" in schema}
+    for schema in schemas.values():
+        for name, prop in schema.get("properties", {}).items():
+            wrapped = prop.get("allOf")
+            if isinstance(wrapped, list) and len(wrapped) == 1 and wrapped[0].get("$ref") in unions:
+                schema["properties"][name] = {"oneOf": wrapped, **{k: v for k, v in prop.items() if k != "allOf"}}
 
 
 def _references(node: Any, ref: str) -> bool:
@@ -299,7 +314,8 @@ The caller's own feed, Server-Sent Events of every game they are seated in, so t
 connection: `event: your_turn` (a decision is now owed: `decision`, `deadline`; on connecting, one
 for every decision owed right now; a decision already answered by the time the server looks, as
 when the player acted within the same moment, gets none), `event: game_started`,
-`event: game_finished` (`winner_seat`), `event: joined` (someone took a seat in a waiting game of the caller's); data a `FeedEvent`.
+`event: game_finished` (`winner_seat`), `event: joined` (someone took a seat in a waiting game of the caller's); data a `FeedEvent`
+of the event's own variant (`FeedYourTurn`, `FeedGameStarted`, `FeedGameFinished`, `FeedJoined`).
 `: keepalive` comments while idle. Authentication as for a game's stream (`?token=` allowed)."""
 
 
@@ -333,16 +349,50 @@ def _stream_operation(op_id: str, summary: str, description: str, params: list[d
 
 PROBLEM = "application/problem+json"
 
+#: the ``id`` of a game stream's events: a move's ``seq`` (``Last-Event-ID`` resumes after it)
+MOVE_ID = {"pattern": r"^[0-9]+$", "description": "The move's `seq` (an `event: game` frame has none of its own)."}
+#: the ``id`` of the feed's events: ``your_turn``'s ``<game>.<version>`` (the others have none)
+FEED_ID = {"pattern": r"^[0-9]+\.[0-9]+$",
+           "description": "`your_turn`: `<game>.<version>`, the decision's game and version (the other events have "
+           "none of their own)."}
+_SEAT = {"type": "integer", "minimum": 0}
+#: the feed's events: SSE ``event`` -> (its data's component, what it says, its fields
+#: besides ``game`` and ``version``), as games.live sends them
+FEED_EVENTS = {
+    "your_turn": ("FeedYourTurn", "the caller's seat now owes a decision (on connecting: one for each decision it "
+                  "owes right now).", {
+                      "seat": {**_SEAT, "description": "The caller's seat."},
+                      "decision": {"allOf": [{"$ref": "#/components/schemas/DecisionEnum"}],
+                                   "description": "What it owes: `turn`, or the type of the game's `pending` or of a "
+                                   "window (as the game's `obligations` list it)."},
+                      "deadline": {"type": "string", "format": "date-time", "nullable": True,
+                                   "description": "When the server acts for the seat (null: never by itself)."},
+                  }),
+    "game_started": ("FeedGameStarted", "the game started.", {
+        "seat": {**_SEAT, "nullable": True, "description": "The caller's seat."},
+    }),
+    "game_finished": ("FeedGameFinished", "the game is over.", {
+        "seat": {**_SEAT, "nullable": True, "description": "The caller's seat."},
+        "winner_seat": {**_SEAT, "nullable": True, "description": "The winner's seat (`Game.winner`)."},
+    }),
+    "joined": ("FeedJoined", "someone else took a seat in a waiting game of the caller's.", {
+        "seat": {**_SEAT, "description": "The newcomer's seat."},
+        "username": {"type": "string", "description": "The newcomer's username."},
+    }),
+}
 
-def sse_event(names: list[str], data: str) -> dict:
+
+def sse_event(names: list[str], data: str, event_id: dict) -> dict:
     """One Server-Sent Event as parsed (what schemathesis checks each event against): its
-    ``event`` one of ``names``, its ``data`` a line of JSON of schema ``data``."""
+    ``event`` one of ``names``, its ``id`` of schema ``event_id`` (a parser gives an event
+    sent without one the last one received), its ``data`` a line of JSON of schema
+    ``data``."""
     return {
         "type": "object",
         "required": ["event", "data"],
         "properties": {
             "event": {"type": "string", "enum": names},
-            "id": {"type": "string"},
+            "id": {"type": "string", **event_id},
             "retry": {"type": "integer"},
             "data": {"type": "string", "description": f"JSON: a `{data}`.",
                      "x-contentMediaType": "application/json",
@@ -377,13 +427,13 @@ def live_events_hook(result: dict, generator: Any, request: Any, public: bool) -
              "description": "The `id` of the last event received (a move's `seq`): resume after it."},
         ],
         errors,
-        {"oneOf": [sse_event(["message"], "GameStreamMove"), sse_event(["game"], "GameStreamChange")]},
+        {"oneOf": [sse_event(["message"], "GameStreamMove", MOVE_ID), sse_event(["game"], "GameStreamChange", MOVE_ID)]},
     )}
     feed_errors = {code: answer for code, answer in errors.items() if code not in ("400", "404")}
     result["paths"]["/api/v1/players/me/events"] = {"get": _stream_operation(
         "players_events", "The caller's feed: your turn, started, finished, joined (Server-Sent Events)",
         FEED_DESCRIPTION, [], feed_errors,
-        sse_event(["your_turn", "game_started", "game_finished", "joined"], "FeedEvent"),
+        {"oneOf": [sse_event([name], component, FEED_ID) for name, (component, _, _) in FEED_EVENTS.items()]},
     )}
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     version = {"type": "integer", "minimum": 0, "description": "The game's version after the change."}
@@ -405,20 +455,13 @@ def live_events_hook(result: dict, generator: Any, request: Any, public: bool) -
                        "version": version, "game": game_ref},
         "required": ["seq", "version", "game"],
     }
+    for name, (component, doc, fields) in FEED_EVENTS.items():
+        props = {"game": {"type": "integer", "description": "The game's id."}, "version": version, **fields}
+        schemas[component] = {"type": "object", "description": f"The data of an `event: {name}` frame of the feed: {doc}",
+                              "properties": props, "required": list(props), "additionalProperties": False}
     schemas["FeedEvent"] = {
-        "type": "object",
-        "description": "The data of a feed event (the SSE `event:` names which): `your_turn` carries "
-        "`decision` and `deadline`, `game_finished` `winner_seat`, `joined` the newcomer's `seat` and "
-        "`username`; `seat` is otherwise the caller's.",
-        "properties": {
-            "game": {"type": "integer"},
-            "version": version,
-            "seat": {"type": "integer", "nullable": True},
-            "decision": {"type": "string"},
-            "deadline": {"type": "string", "format": "date-time", "nullable": True},
-            "winner_seat": {"type": "integer", "nullable": True},
-            "username": {"type": "string"},
-        },
-        "required": ["game", "version"],
+        "description": "The data of a feed event: the variant of its SSE `event:` (`your_turn`: `FeedYourTurn`, "
+        "`game_started`: `FeedGameStarted`, `game_finished`: `FeedGameFinished`, `joined`: `FeedJoined`).",
+        "oneOf": [{"$ref": f"#/components/schemas/{component}"} for component, _, _ in FEED_EVENTS.values()],
     }
     return result

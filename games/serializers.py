@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from config.problems import ProblemSerializer
 from games import engine
+from games.models import GameStatus
 from games.services import BOT_LEVELS, MAX_TURN_SECONDS
 from players.serializers import StrictCharField, StrictIntegerField
 
@@ -55,7 +56,8 @@ class CardSerializer(serializers.Serializer):
     "name", "rank", "suits"}`` (API.md "Cards")."""
 
     id = serializers.IntegerField()
-    color = serializers.CharField(allow_null=True, required=False, help_text="UNO: the colour, null for wild cards")
+    color = serializers.ChoiceField(choices=engine.COLORS, allow_null=True, required=False,
+                                    help_text="UNO: the colour, null for wild cards")
     rank = serializers.CharField(help_text="UNO: 0-9, skip, reverse, draw_two, wild, wild_draw_four and the options' "
                                  "cards; Decktet-Uno: ace, 2-9, pawn, court, crown")
     name = serializers.CharField(required=False, help_text="Decktet-Uno: the card's name (e.g. Island)")
@@ -67,7 +69,7 @@ class SeatInGameSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     username = serializers.CharField(allow_null=True)
     is_bot = serializers.BooleanField()
-    bot_level = serializers.CharField(allow_null=True)
+    bot_level = serializers.ChoiceField(choices=BOT_LEVELS, allow_null=True, help_text="A bot seat's strength.")
     autopilot = serializers.BooleanField(
         help_text="A bot plays this human seat: after UNO_MAX_TIMEOUTS timeouts in a row (until its player acts "
         "again), or for good once its player left the running game (`left`)."
@@ -92,12 +94,23 @@ class SeatInGameSerializer(serializers.Serializer):
     )
 
 
+#: a decision's type as ``engine.owed`` names it: ``turn`` (either family's ordinary turn)
+#: or a decision type of the engine's registry (``engine.DECISIONS``: what ``pending``
+#: shows, and stored windows such as a buzz); the schema's ``DecisionEnum``
+DECISION_TYPES = ("turn", *engine.DECISIONS)
+
+
+@extend_schema_field({"type": "string", "enum": list(DECISION_TYPES)})
+class DecisionField(serializers.CharField):
+    """An obligation's ``type``, the feed's ``your_turn`` ``decision``: ``DECISION_TYPES``."""
+
+
 class ObligationSerializer(serializers.Serializer):
     """One decision owed now: a game may owe several at once (the turn, and a window such
     as a buzz that several seats owe), each with its own deadline."""
 
     seat = serializers.IntegerField(help_text="The seat that owes it.")
-    type = serializers.CharField(
+    type = DecisionField(
         help_text="The decision's type: `turn`, or `pending`'s type (`penalty`, `choose_color`, `play_drawn`...) "
         "for the decision on top, or a window's (e.g. a buzz)."
     )
@@ -139,10 +152,10 @@ class DeckSerializer(serializers.Serializer):
 
 class GameSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    ruleset = serializers.CharField()
+    ruleset = RulesetField()
     options = serializers.DictField(help_text="Every option in force.")
     requested_options = serializers.DictField(help_text="The options given at creation.")
-    status = serializers.ChoiceField(choices=["waiting", "active", "finished"])
+    status = serializers.ChoiceField(choices=GameStatus.values)
     version = serializers.IntegerField(help_text="Grows with every recorded move.")
     round = serializers.IntegerField()
     max_players = serializers.IntegerField()
@@ -157,7 +170,10 @@ class GameSerializer(serializers.Serializer):
     dealer = serializers.IntegerField(allow_null=True)
     direction = serializers.ChoiceField(choices=["clockwise", "counterclockwise"], allow_null=True)
     top_card = CardSerializer(allow_null=True)
-    current_color = serializers.CharField(allow_null=True)
+    current_color = serializers.ChoiceField(
+        choices=engine.COLORS, allow_null=True, help_text="UNO: the colour to match (null in Decktet-Uno games and "
+        "before the deal)."
+    )
     draw_pile_count = serializers.IntegerField()
     discard_pile_count = serializers.IntegerField()
     pending = PendingSerializer(allow_null=True, help_text="What the game waits for, if anything special.")
@@ -213,15 +229,24 @@ class ActionResultSerializer(serializers.Serializer):
     events = serializers.ListField(child=serializers.DictField(), help_text="What the action caused, as the caller may see it.")
 
 
+class SeatSummarySerializer(serializers.Serializer):
+    """A seat of the games list (``GameSummary.players``)."""
+
+    seat = serializers.IntegerField()
+    username = serializers.CharField(allow_null=True, help_text="Null for a bot seat.")
+    is_bot = serializers.BooleanField()
+    bot_level = serializers.ChoiceField(choices=BOT_LEVELS, allow_null=True, help_text="A bot seat's strength.")
+
+
 class GameSummarySerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    ruleset = serializers.CharField()
-    status = serializers.CharField()
+    ruleset = RulesetField()
+    status = serializers.ChoiceField(choices=GameStatus.values)
     version = serializers.IntegerField()
     round = serializers.IntegerField()
     max_players = serializers.IntegerField()
     seated = serializers.IntegerField()
-    players = serializers.ListField(child=serializers.DictField())
+    players = SeatSummarySerializer(many=True)
     creator = serializers.CharField()
     turn_seconds = serializers.IntegerField(allow_null=True)
     current_seat = serializers.IntegerField(allow_null=True)
@@ -301,13 +326,24 @@ class ScoredPlaySerializer(serializers.Serializer):
     face_down = serializers.BooleanField(help_text="A face-down card, placed at the end of the next turn.")
 
 
+class ScoresSeatSerializer(serializers.Serializer):
+    """A seat of the score table (``Scores.players``)."""
+
+    seat = serializers.IntegerField()
+    username = serializers.CharField(allow_null=True, help_text="Null for a bot seat.")
+    is_bot = serializers.BooleanField()
+
+
 class ScoresSerializer(serializers.Serializer):
     game = serializers.IntegerField()
-    status = serializers.CharField()
-    scoring = serializers.CharField(help_text="The `scoring` option in force; `per_play` for Decktet-Uno.")
+    status = serializers.ChoiceField(choices=GameStatus.values)
+    scoring = serializers.ChoiceField(
+        choices=[*engine.OPTIONS["scoring"].json_schema()["enum"], "per_play"],
+        help_text="The `scoring` option in force; `per_play` for Decktet-Uno.",
+    )
     target_score = serializers.IntegerField(allow_null=True)
     rounds_to_play = serializers.IntegerField(allow_null=True)
-    players = serializers.ListField(child=serializers.DictField())
+    players = ScoresSeatSerializer(many=True)
     rounds = ScoreRoundSerializer(many=True)
     totals = serializers.ListField(child=serializers.IntegerField(),
                                    help_text="Each seat's total (Decktet-Uno: so far, while it runs).")
