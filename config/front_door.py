@@ -222,8 +222,12 @@ class FrontDoor:
         client = scope.get("client") or ("-",)
         query = scope.get("query_string") or b""
         target = quote(scope["path"], safe="/:@!$&'()*+,;=-._~") + (f"?{redacted_query(query)}" if query else "")
+        # the same as fields of their own in JSON logs (LOG_FORMAT=json, config/logs.py)
+        fields = {"client": client[0], "method": scope["method"], "path": target, "status": status or None,
+                  "bytes": sent, "duration": round(seconds, 6)}
         access_log.info('%s - - [%s] "%s %s HTTP/%s" %s %s %.3fs', client[0], time.strftime("%d/%b/%Y:%H:%M:%S %z"),
-                        scope["method"], target, scope.get("http_version", "1.1"), status or "-", sent, seconds)
+                        scope["method"], target, scope.get("http_version", "1.1"), status or "-", sent, seconds,
+                        extra=fields)
 
 
 def _route(scope: dict) -> tuple[str, Any]:

@@ -8,6 +8,8 @@ so slow clients, event streams and long-polls hold no thread.  Every number can 
 
 import os
 
+from config.logs import gunicorn_logging
+
 
 def _env_int(name: str, default: int) -> int:
     return int(os.environ.get(name) or default)
@@ -34,9 +36,11 @@ keepalive = _env_int("GUNICORN_KEEPALIVE", 5)
 # (WEB_MAX_CONNECTIONS_PER_IP: 429) are read by config/http_protocol.py and
 # config/front_door.py.
 
-# One line per request on stdout, errors on stderr.
+# One line per request on stdout, errors on stderr; LOG_FORMAT=json: both as JSON
+# (config/logs.py, docs/operators/logging.md).
 accesslog = "-"
 errorlog = "-"
+logconfig_dict = gunicorn_logging()
 
 # No runtime control socket (gunicornc): one path per user would be shared by every
 # gunicorn on the machine (two web processes, tests), and nothing here uses it.
@@ -46,3 +50,28 @@ control_socket_disable = True
 # exit when their parent is gone); SO_REUSEPORT lets the restarted master bind at once
 # instead of failing with "Connection in use" and waiting for another restart.
 reuse_port = True
+
+
+# With reuse_port each worker binds the address itself, so the master's own "Listening
+# at:" names none: it is left out, and the master says where it serves, and on what, here.
+def _no_empty_listening(record) -> bool:
+    return not (str(record.msg).startswith("Listening at:") and record.args and not record.args[0])
+
+
+def on_starting(server) -> None:
+    server.log.error_log.addFilter(_no_empty_listening)
+
+
+def when_ready(server) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    from config.logs import services
+
+    try:
+        from django.conf import settings
+
+        on = services(settings)
+    except Exception as exc:  # noqa: BLE001 (the workers will say it again, with the traceback)
+        on = f"settings unreadable: {exc}"
+    where = ", ".join(b if b.startswith(("unix:", "fd:")) else f"http://{b}" for b in server.cfg.bind)
+    server.log.info("web: listening on %s, %s workers of %s threads (%s)", where, server.cfg.workers,
+                    server.cfg.threads, on)

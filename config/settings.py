@@ -11,6 +11,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.logs import django_logging
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -539,23 +541,8 @@ SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"].insert(
 
 # --- Logging: everything to stdout ------------------------------------------
 
+# LOG_LEVEL, LOG_LEVELS (name=LEVEL,...) and LOG_FORMAT (text or json): config/logs.py,
+# docs/operators/logging.md.
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(process)d: %(message)s"},
-    },
-    "handlers": {
-        "stdout": {
-            "class": "logging.StreamHandler",
-            "stream": "ext://sys.stdout",
-            "formatter": "plain",
-        },
-    },
-    "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
-    "loggers": {
-        "django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
-    },
-}
+LOGGING = django_logging(LOG_LEVEL)

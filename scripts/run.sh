@@ -10,7 +10,10 @@ export APP_DIR="$PWD"
 export BIN="${BIN:-$APP_DIR/.venv/bin}"
 export PORT="${PORT:-8000}"
 export RUN_DIR="$(realpath -m "${RUN_DIR:-.run}")"
-export CELERY_LOG_LEVEL="${CELERY_LOG_LEVEL:-INFO}"
+export CELERY_LOG_LEVEL="${CELERY_LOG_LEVEL:-${LOG_LEVEL:-INFO}}"
+# LOG_FORMAT=json (docs/operators/logging.md): the worker and beat print no banner
+# (Celery's --quiet, which it reads from CELERY_QUIET), only their JSON log lines.
+if [ "${LOG_FORMAT:-}" = json ]; then export CELERY_QUIET="${CELERY_QUIET:-1}"; fi
 export CELERY_CONCURRENCY="${CELERY_CONCURRENCY:-2}"
 export SUPERVISOR_LOG_LEVEL="${SUPERVISOR_LOG_LEVEL:-info}"
 mkdir -p "$RUN_DIR"
