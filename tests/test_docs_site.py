@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
@@ -33,7 +34,12 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(django_db_setup, site, tmp_path_factory):
-    yield from served(tmp_path_factory, "docs-site", DOCS_SITE_DIR=site)
+    """A real gunicorn with the site, and the static files collected as `make run` collects
+    them (the API's Swagger page needs their manifest)."""
+    static = tmp_path_factory.mktemp("static")
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+                   cwd=ROOT, env={**os.environ, "STATIC_ROOT": str(static)}, check=True, timeout=600)
+    yield from served(tmp_path_factory, "docs-site", DOCS_SITE_DIR=site, STATIC_ROOT=static)
 
 
 def get(server, path: str):
@@ -59,7 +65,8 @@ def test_the_site_is_served_at_docs(server, site):
 
     # a directory's URL without its slash is redirected to it; the theme's assets are served
     status, headers, _ = get(server, "/docs/clients/webhooks")
-    assert status in (301, 302) and headers["location"].endswith("/docs/clients/webhooks/")
+    assert status in (301, 302)
+    assert urljoin("/docs/clients/webhooks", headers["location"]).endswith("/docs/clients/webhooks/")
     css = next((site / "assets" / "stylesheets").glob("main.*.min.css"))
     status, headers, body = get(server, f"/docs/assets/stylesheets/{css.name}")
     assert status == 200 and body == css.read_bytes()
@@ -87,3 +94,16 @@ def test_a_broken_link_fails_the_strict_build(tmp_path):
     )
     assert built.returncode != 0
     assert "no-such-page.md" in built.stderr
+
+
+def test_the_readmes_relative_links_lead_to_files():
+    """README.md is not part of the site (mkdocs checks the pages under docs/): its
+    relative links and images are checked here."""
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = [t for t in re.findall(r"\]\(([^)\s]+)\)", readme) if "://" not in t and not t.startswith("#")]
+    assert targets, "no relative link found"
+    missing = [t for t in targets if not (ROOT / t.split("#")[0]).exists()]
+    assert not missing, f"README.md links to files that do not exist: {missing}"
+    assert len(readme.splitlines()) <= 250
