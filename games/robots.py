@@ -402,9 +402,9 @@ def enforce_batch(limit: int, *, game_id: int | None = None, version: int | None
             log.debug("game %s: the timer acted for seat %s (%s)", one.game.pk, one.move.seat, one.move.action["type"])
         for game in {id(one.game): one.game for one in written}.values():
             signals.on_commit(game)
-    if batch.timed_out or batch.failed:
-        log.info("deadlines: %s timer moves, %s failed, %s owed by a bot", len(batch.timed_out), len(batch.failed),
-                 len(batch.robots))
+    if batch.timed_out or batch.failed:  # players who ran out of time (a sweep that acts); WARNING: failures
+        log.log(logging.WARNING if batch.failed else logging.INFO, "deadlines: %s timer moves, %s failed, %s owed "
+                "by a bot", len(batch.timed_out), len(batch.failed), len(batch.robots))
     return batch
 
 

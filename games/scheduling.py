@@ -166,7 +166,7 @@ def dispatch_deferred(limit: int = botqueue.SWEEP_LIMIT) -> int:
             full.add(owner)
         queued += bool(sent)
     if queued:
-        log.info("bot steps: %s held-back steps handed a free slot by the sweeper", queued)
+        log.debug("bot steps: %s held-back steps handed a free slot by the sweeper", queued)
     return queued
 
 

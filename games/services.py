@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,6 +28,8 @@ from config.problems import ApiError
 from games import engine, obligations, selectors, signals
 from games.engine import EngineError, InvalidOptions
 from games.models import Game, GameStatus, IdempotencyRecord, Move, MoveBy, Round, Score, Seat
+
+log = logging.getLogger(__name__)
 
 BOT_LEVELS = ("random", "easy", "normal", "hard")
 MAX_TURN_SECONDS = 14 * 24 * 3600
@@ -339,6 +342,9 @@ class RecordedMove:
     #: autopilot switch; the winners' ``won`` when it ended the game): written with it, so that a move that fails to be written
     #: leaves its seats as they were too
     seats: list[Seat]
+    #: the game started or finished with this move: what is logged once it commits
+    #: (:func:`_announce`; its id, ruleset and seats, never a card)
+    news: dict[str, Any] | None = None
 
 
 def prepare_move(
@@ -391,7 +397,13 @@ def prepare_move(
             if s.seat in state.winners:
                 s.won = True
                 won.append(s)
-    return RecordedMove(game, move, started, ended, won)
+    news = None
+    if action.get("type") == "start" or game.status == GameStatus.FINISHED:
+        news = {"game": game.pk, "ruleset": game.ruleset, "seats": len(seats),
+                "bots": sum(s.is_bot for s in seats)}
+        if game.status == GameStatus.FINISHED:
+            news.update(winner_seats=sorted(state.winners), rounds=game.round, moves=game.version)
+    return RecordedMove(game, move, started, ended, won, news)
 
 
 def write_moves(recorded: list[RecordedMove]) -> None:
@@ -411,6 +423,20 @@ def write_moves(recorded: list[RecordedMove]) -> None:
     games = list({id(r.game): r.game for r in recorded}.values())  # each row once, as last changed
     update_rows(games, _RECORDED_FIELDS)
     update_rows(list({id(s): s for r in recorded for s in r.seats}.values()), ("timeouts", "autopilot", "won"))
+    for r in recorded:
+        if r.news is not None:
+            transaction.on_commit(lambda news=r.news: _announce(news))
+
+
+def _announce(news: dict[str, Any]) -> None:
+    """A game started or finished (committed): one INFO line, its facts as fields too."""
+    if "winner_seats" in news:
+        log.info("game %s finished: %s, %s seats (%s bots), won by seat %s; %s moves, %s round(s)",
+                 news["game"], news["ruleset"], news["seats"], news["bots"],
+                 " and ".join(map(str, news["winner_seats"])), news["moves"], news["rounds"], extra=news)
+    else:
+        log.info("game %s started: %s, %s seats (%s bots)", news["game"], news["ruleset"], news["seats"],
+                 news["bots"], extra=news)
 
 
 def _end_rounds(ended: dict[tuple[int, int], RoundEnd]) -> None:

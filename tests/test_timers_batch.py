@@ -390,7 +390,9 @@ def test_a_lone_game_is_moved_by_the_sweeper_after_each_deadline_with_worker_and
 
     assert settings.UNO_TIMER_FAST_PATH_SECONDS == 0  # the default this test is about
     Heartbeat.objects.all().delete()
-    with celery_worker(tmp_path) as worker, celery_beat(tmp_path, sweep_seconds=settings.UNO_SWEEP_SECONDS):
+    # (a task run's line is DEBUG, config/logs.py: shown for the assertion at the end)
+    with celery_worker(tmp_path, LOG_LEVELS="celery.app.trace=DEBUG") as worker, \
+            celery_beat(tmp_path, sweep_seconds=settings.UNO_SWEEP_SECONDS):
         wait_for(lambda: Heartbeat.objects.filter(name="sweeper").exists(), timeout=30,
                  message="a first sweep (worker and beat up)")
         [gid] = started_duels(make_player, 1, turn_seconds=1)
