@@ -12,8 +12,6 @@ the task ends, so nothing holds the test database open afterwards.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -26,10 +24,8 @@ from django.db import connections
 from rest_framework.test import APIClient
 
 from config.celery import app
-from tests.server_support import Gunicorn, database_url
+from tests.server_support import REDIS_URL, Gunicorn, ServerProcess, service_env  # noqa: F401 (service_env: its old home)
 
-ROOT = Path(__file__).resolve().parents[1]
-REDIS_URL = os.environ.get("REDIS_URL", "")
 
 requires_redis = pytest.mark.skipif(
     not REDIS_URL.startswith("redis"), reason="needs a Redis broker (REDIS_URL), as `make test` sets"
@@ -145,51 +141,22 @@ def worker(settings, monkeypatch):
     assert not w.log.failures, f"tasks failed: {w.log.failures}"
 
 
-def service_env(**settings: object) -> dict[str, str]:
-    """The environment of a subprocess of the server on the tests' database and broker
-    (Redis of REDIS_URL, or the filesystem broker under RUN_DIR), plus ``settings``."""
-    return {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": REDIS_URL,
-        "CELERY_SKIP_CHECKS": "1",
-        **{name: str(value) for name, value in settings.items()},
-    }
-
-
-@contextmanager
-def server_process(argv: list[str], log_path: Path, **settings: object):
-    """Run ``python -m <argv>`` in the repository with service_env(**settings), its
-    output in ``log_path``; stopped (SIGTERM, then SIGKILL after 10 s) at the end.
-    The process gets ``.log()`` (its output so far)."""
-    with open(log_path, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", *argv], cwd=ROOT, env=service_env(**settings),
-            stdout=out, stderr=subprocess.STDOUT,
-        )
-        proc.log = lambda: log_path.read_text(errors="replace")
-        try:
-            yield proc
-        finally:
-            if proc.poll() is None:
-                proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+def server_process(argv: list[str], log_path: Path, **settings: object) -> ServerProcess:
+    """``python -m <argv>`` in the repository with service_env(**settings), its output in
+    ``log_path``: a :class:`tests.server_support.ServerProcess` (the one way to run a
+    process of the project; used as a context manager, stopped at the end)."""
+    return ServerProcess(argv, log_path, **settings)
 
 
 @contextmanager
 def celery_beat(tmp_path: Path, sweep_seconds: float, **settings: object):
     """A real ``celery -A config beat`` subprocess that sends the sweeper every
-    ``sweep_seconds`` to the broker of the tests.  ``.log`` is its output (a str)
-    once it has stopped."""
+    ``sweep_seconds`` to the broker of the tests; ``.log()`` is its output (also once
+    it has stopped)."""
     argv = ["celery", "-A", "config", "beat", "--loglevel", "INFO",
             "-s", str(tmp_path / "celerybeat-schedule"), "--pidfile", str(tmp_path / "beat.pid")]
-    with server_process(argv, tmp_path / "beat.log", UNO_SWEEP_SECONDS=sweep_seconds, **settings) as proc:
+    with ServerProcess(argv, tmp_path / "beat.log", UNO_SWEEP_SECONDS=sweep_seconds, **settings) as proc:
         yield proc
-    proc.log = proc.log()
 
 
 @contextmanager
@@ -199,7 +166,7 @@ def celery_worker(tmp_path: Path, name: str = "w1", concurrency: int = 2, **sett
     broker; ``.log()`` is its output so far."""
     argv = ["celery", "-A", "config", "worker", "--loglevel", "INFO", "--concurrency", str(concurrency),
             "--hostname", f"{name}-{os.getpid()}@%h", "--without-mingle", "--without-gossip"]
-    with server_process(argv, tmp_path / f"worker-{name}.log", **settings) as proc:
+    with ServerProcess(argv, tmp_path / f"worker-{name}.log", **settings) as proc:
         yield proc
 
 
@@ -244,11 +211,8 @@ def client_for(token: str) -> APIClient:
 
 @contextmanager
 def gunicorn_server(tmp_path: Path, workers: int = 2, **settings: object):
-    """The real web server as `make run` starts it (tests/server_support.py), with
-    ``workers`` processes and more ``settings``; yields its base URL."""
-    server = Gunicorn(tmp_path / "gunicorn.log", workers=workers, **settings)
-    try:
-        server.wait_ready()
+    """The real web server, ready (``tests.server_support.Gunicorn`` with ``workers``
+    processes and more ``settings``); yields its base URL.  (Kept for the tests that
+    import it: ``with Gunicorn(log, workers, **settings) as server`` is the same.)"""
+    with Gunicorn(tmp_path / "gunicorn.log", workers=workers, **settings) as server:
         yield server.url
-    finally:
-        server.stop()

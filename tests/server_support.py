@@ -1,10 +1,13 @@
-"""A real gunicorn for tests, started as production starts it:
-``gunicorn -c config/gunicorn.conf.py config.wsgi:application``, on a free port and the
-test database (PostgreSQL or the SQLite file), with the settings of
-tests/server_settings.py (the project's, with a fast password hasher).  Tests that use it must be transactional
-(``django_db(transaction=True)``): the server commits, and must see what they commit.
+"""Processes of the project for tests, started as production starts them, on the test
+database (PostgreSQL or the SQLite file) and broker: :class:`ServerProcess` runs any
+(``python -m celery -A config worker``, ``beat``), :class:`Gunicorn` the web server
+(``gunicorn -c config/gunicorn.conf.py config.wsgi:application``) on a free port with the
+settings of tests/server_settings.py (the project's, with a fast password hasher).  Tests
+that use them must be transactional (``django_db(transaction=True)``): the server
+commits, and must see what they commit.
 
-Use it with ``from tests.server_support import gunicorn  # noqa: F401 (fixture)``.
+A module's server: the ``gunicorn`` fixture (registered for every test by
+tests/conftest.py), or :func:`served` in a fixture of its own.
 """
 
 from __future__ import annotations
@@ -42,35 +45,96 @@ def database_url() -> str:
     return f"postgres://{s['USER']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
-class Gunicorn:
-    """One gunicorn master and ``workers`` worker processes (4 threads each), its output
-    in ``log``; ``settings`` are more environment variables."""
+REDIS_URL = os.environ.get("REDIS_URL", "")
+
+
+def service_env(**settings: object) -> dict[str, str]:
+    """The environment of a process of the project on the tests' database and broker
+    (Redis of REDIS_URL, or the filesystem broker under RUN_DIR), plus ``settings``
+    (a value of ``None`` removes the variable)."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": REDIS_URL,
+        "CELERY_SKIP_CHECKS": "1",  # no Django system checks at every start of celery
+        **{name: str(value) for name, value in settings.items() if value is not None},
+    }
+    for name in [name for name, value in settings.items() if value is None]:
+        env.pop(name, None)
+    return env
+
+
+class ServerProcess:
+    """``python -m <argv>`` in the repository, as production runs it, with
+    ``service_env(**settings)``, its output in ``log_path``: the one way the tests run a
+    process of the project (gunicorn, a celery worker, celery beat).  ``stop()`` ends
+    it (SIGTERM, then SIGKILL after ``GRACE`` seconds); used as a context manager, at
+    the end of the block."""
+
+    GRACE = 15.0
+
+    def __init__(self, argv: list[str], log_path: Path, **settings: object) -> None:
+        self.log_path = log_path
+        with log_path.open("wb") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", *argv], cwd=ROOT, env=service_env(**settings),
+                stdout=out, stderr=subprocess.STDOUT,
+            )
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def poll(self) -> int | None:
+        return self.proc.poll()
+
+    def log(self) -> str:
+        """Its output so far."""
+        return self.log_path.read_text(errors="replace")
+
+    def output(self) -> str:
+        """The end of its output (for a failure's message)."""
+        return self.log()[-5000:]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            self.proc.wait(timeout=self.GRACE)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class Gunicorn(ServerProcess):
+    """The web server as `make run` starts it: one gunicorn master and ``workers``
+    worker processes, on a free port, with the settings of tests/server_settings.py;
+    ``settings`` are more environment variables.  As a context manager, it is ready
+    (answers requests) in the block and stopped after it."""
 
     def __init__(self, log: Path, workers: int = 1, **settings: object) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = log
         env = {
-            **os.environ,
-            "PORT": str(self.port),
-            "WEB_CONCURRENCY": str(workers),
-            "GUNICORN_THREADS": "4",
+            "PORT": self.port,
+            "WEB_CONCURRENCY": workers,
+            "GUNICORN_THREADS": 4,
             "DJANGO_SETTINGS_MODULE": "tests.server_settings",
-            "DATABASE_URL": database_url(),
-            "CONN_MAX_AGE": "0",  # nothing left connected to the test database
+            "CONN_MAX_AGE": 0,  # nothing left connected to the test database
             "CORS_ALLOWED_ORIGINS": ", ".join(CORS_ORIGINS),
             "THROTTLE_ANON": "100000/min",
             "THROTTLE_USER": "100000/min",
             "THROTTLE_AUTH": "100000/min",
+            "MAX_REQUEST_BYTES": None,  # the documented default
         }
-        env.pop("MAX_REQUEST_BYTES", None)  # the documented default
-        env.update({name: str(value) for name, value in settings.items()})
-        with log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [str(Path(sys.executable).with_name("gunicorn")), "-c", "config/gunicorn.conf.py",
-                 "config.wsgi:application"],
-                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-            )
+        super().__init__(["gunicorn", "-c", "config/gunicorn.conf.py", "config.wsgi:application"], log,
+                         **{**env, **settings})
 
     def connection(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
@@ -90,26 +154,19 @@ class Gunicorn:
                 conn.close()
         raise AssertionError(f"gunicorn did not answer:\n{self.output()}")
 
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")[-5000:]
-
-    def stop(self) -> None:
-        self.proc.terminate()
+    def __enter__(self) -> "Gunicorn":
         try:
-            self.proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
 
 
 def served(tmp_path_factory, name: str = "gunicorn", workers: int = 1, **settings) -> Iterator[Gunicorn]:
     """A module fixture's body: a server (``settings``: more environment), ready, stopped after."""
-    server = Gunicorn(tmp_path_factory.mktemp(name) / "gunicorn.log", workers, **settings)
-    try:
-        server.wait_ready()
+    with Gunicorn(tmp_path_factory.mktemp(name) / "gunicorn.log", workers, **settings) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -91,7 +91,7 @@ def test_b_the_sweeper_enforces_deadlines_whose_task_is_gone(worker, make_player
     with celery_beat(tmp_path, sweep_seconds=0.5) as beat:
         wait_for(lambda: version_of(gid) >= 2 and version_of(gid2) >= 2, timeout=15,
                  message="the sweeper enforcing both deadlines")
-    assert "games.tasks.sweep_deadlines" in beat.log  # beat sent it (its log names the task)
+    assert "games.tasks.sweep_deadlines" in beat.log()  # beat sent it (its log names the task)
     for g in (gid, gid2):
         first = Move.objects.get(game_id=g, seq=2)
         assert first.by == "timer" and first.action == {"type": "timeout"}

@@ -13,7 +13,7 @@ from django.db import connection
 
 from games import engine
 from games.models import Game, IdempotencyRecord, Move
-from tests.celery_helpers import gunicorn_server
+from tests.server_support import Gunicorn
 from tests.games_support import (
     by_seat,
     clients,  # noqa: F401 (fixture)
@@ -43,8 +43,8 @@ def _race(url: str, token: str, body: dict, headers: dict | None = None) -> list
 @pytest.fixture
 def web(tmp_path):
     """The web server as users run it: gunicorn, 2 processes x 4 threads."""
-    with gunicorn_server(tmp_path, workers=2) as url:
-        yield url
+    with Gunicorn(tmp_path / "gunicorn.log", workers=2) as server:
+        yield server.url
 
 
 @pytest.fixture

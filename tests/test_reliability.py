@@ -176,7 +176,7 @@ def test_health_says_503_without_a_worker_and_ok_with_worker_and_beat(tmp_path, 
 def test_a_request_that_meets_a_locked_database_answers_503_and_changes_nothing(tmp_path, make_player):
     import requests
 
-    from tests.celery_helpers import gunicorn_server
+    from tests.server_support import Gunicorn
 
     from .test_celery_worker import two_player_game
 
@@ -186,7 +186,8 @@ def test_a_request_that_meets_a_locked_database_answers_503_and_changes_nothing(
     token = client._credentials["HTTP_AUTHORIZATION"]
     action = {**g["legal_actions"][0], "expected_version": g["version"]}
     moves = Move.objects.filter(game_id=gid).count()
-    with gunicorn_server(tmp_path, workers=1, SQLITE_BUSY_TIMEOUT=1, DB_LOCK_TIMEOUT_MS=300) as url:
+    with Gunicorn(tmp_path / "gunicorn.log", workers=1, SQLITE_BUSY_TIMEOUT=1, DB_LOCK_TIMEOUT_MS=300) as server:
+        url = server.url
         post = lambda: requests.post(f"{url}/api/v1/games/{gid}/actions", json=action,  # noqa: E731
                                      headers={"Authorization": token}, timeout=30)
         with game_locked(gid):

@@ -15,8 +15,8 @@ import jsonschema
 import pytest
 import requests
 
-from tests.celery_helpers import gunicorn_server
 from tests.conftest import DEFAULT_PASSWORD
+from tests.server_support import served
 from tests.test_reliability import game_locked
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,9 +33,9 @@ AUTH_RATE = 3
 @pytest.fixture(scope="module")
 def server(django_db_setup, tmp_path_factory):
     """A real gunicorn whose waits for a lock give up after 300 ms (a held game row: 503)."""
-    with gunicorn_server(tmp_path_factory.mktemp("headers"), workers=1, DB_LOCK_TIMEOUT_MS=300,
-                         SQLITE_BUSY_TIMEOUT=1, THROTTLE_AUTH=f"{AUTH_RATE}/min") as url:
-        yield url
+    for gunicorn in served(tmp_path_factory, "headers", workers=1, DB_LOCK_TIMEOUT_MS=300,
+                           SQLITE_BUSY_TIMEOUT=1, THROTTLE_AUTH=f"{AUTH_RATE}/min"):
+        yield gunicorn.url
 
 
 @pytest.fixture(scope="module")
