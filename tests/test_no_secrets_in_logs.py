@@ -2,7 +2,8 @@
 the one that issues it, over a whole flow logged at DEBUG level: registration,
 tokens, webhooks, deliveries that fail, are retried or are refused, and a game
 against a bot, played by the real worker.  (tests/secret_leaks.py checks the logs
-of the whole test run the same way, at the run's log level.)"""
+of the whole test run the same way, at the run's log level.)  And the output of a real
+web server at DEBUG in JSON (LOG_FORMAT=json), whose lines carry a record's fields."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from games import tasks
 from .celery_helpers import requires_redis, wait_for, worker  # noqa: F401 (fixture)
 from .loopback_http import LoopbackServer
 from .secret_leaks import capture
+from .server_support import Gunicorn, call, register
 
 PASSWORD = "leak-test-" + secrets.token_hex(8)
 
@@ -100,3 +102,37 @@ def test_no_secret_in_the_logs_or_responses_of_a_whole_flow(worker, settings, ap
     answered = sum(s.encode() in a for s in issued for a in answers)
     assert logged == 0, "secrets were logged"
     assert answered == 0, "secrets were in later answers"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_secret_in_the_json_lines_of_the_web_server_at_debug(tmp_path):
+    """A registration, a log-in (and a wrong password), a webhook whose URL holds a
+    secret, requests with a token in the header and in the query string (answered 200,
+    401 and 404, which Django logs with the request): every line the web process wrote
+    is JSON, and none holds a password, a token or a secret."""
+    log = tmp_path / "web.log"
+    server = Gunicorn(log, 1, LOG_FORMAT="json", LOG_LEVEL="DEBUG", UNO_WEBHOOK_ALLOW_PRIVATE=1)
+    try:
+        server.wait_ready()
+        name, token = register(server)
+        password = "a-long-password-1"  # (register's)
+        status, body, _ = call(server, "POST", "/api/v1/auth/token", {"username": name, "password": password})
+        assert status == 200, body
+        second = body["token"]
+        assert call(server, "POST", "/api/v1/auth/token", {"username": name, "password": password + "!"})[0] == 400
+        url_secret = secrets.token_urlsafe(24)
+        status, hook, _ = call(server, "PUT", "/api/v1/players/me/webhook",
+                               {"url": f"http://127.0.0.1:9/hook?key={url_secret}"}, second)
+        assert status == 200, hook
+        assert call(server, "GET", "/api/v1/players/me", None, token)[0] == 200
+        assert call(server, "GET", f"/api/v1/players/me?token={second}")[0] == 401
+        assert call(server, "GET", f"/api/v1/games/999999/events?token={second}")[0] == 404
+    finally:
+        server.stop()
+    text = log.read_text()
+    lines = [json.loads(line) for line in text.splitlines()]  # every line (one that is not JSON fails)
+    assert "DEBUG" in {line["level"] for line in lines}
+    assert "/api/v1/games/999999/events?token=***" in {line.get("path") for line in lines}
+    leaked = [name for name, s in [("password", password), ("token", token), ("second token", second),
+                                    ("webhook secret", hook["secret"]), ("URL secret", url_secret)] if s in text]
+    assert not leaked, f"in the JSON log: {leaked}"
