@@ -273,3 +273,17 @@ def card_in(state: State, seat: int, name: str, nth: int = 0) -> int:
     if len(found) <= nth:
         raise KeyError(f"seat {seat} holds no {name!r} (hand: {[cards[c].name for c in state.hands[seat]]})")
     return found[nth]
+
+
+def play_to_the_end(state: State, rnd) -> list[tuple[int, dict]]:
+    """Play ``state`` to its end, each seat that owes the decision choosing at random from
+    its legal actions (plays and colour choices, mostly); returns the log of (seat, action)."""
+    log = []
+    while state.status == "active":
+        seat = state.actor()
+        acts = legal_actions(state, seat)
+        plays = [a for a in acts if a["type"] in ("play", "choose_color")]
+        action = rnd.choice(plays) if plays and rnd.random() < 0.85 else rnd.choice(acts)
+        apply(state, seat, action)
+        log.append((seat, action))
+    return log

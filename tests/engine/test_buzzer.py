@@ -559,70 +559,41 @@ def next_move(state: State, rnd: random.Random) -> tuple[int, dict, bool]:
         seats = owing(state)
         if seats:
             return rnd.choice(seats), EXPIRE, True
-    return _plain_next_move(state, rnd)
-
-
-_plain_next_move = properties.next_move
-_plain_perturbations = properties.perturbations
+    return properties.next_move(state, rnd)
 
 
 def perturbations(state: State, seat: int, acts: list[dict], all_acts: list[dict], rnd: random.Random) -> list:
     """``test_properties.perturbations``, and a buzz and the window's timer from a player."""
-    return [*_plain_perturbations(state, seat, acts, all_acts, rnd), BUZZ, EXPIRE]
+    return [*properties.perturbations(state, seat, acts, all_acts, rnd), BUZZ, EXPIRE]
 
 
-@pytest.fixture
-def game_rules(monkeypatch):
-    """The property checks of ``test_properties`` on a combination's own deck, driven by
-    :func:`next_move` (the timer of the buzz windows included)."""
-    monkeypatch.setattr(properties, "next_move", next_move)
-    monkeypatch.setattr(properties, "perturbations", perturbations)
-
-    def use(preset: str, options: dict, seats: int) -> int:
-        size = len(build_rules(new_game(preset, options, seats, 0).config).deck)
-        monkeypatch.setattr(properties, "DECK_SIZE", size)
-        return size
-
-    return use
-
-
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=[c[0] for c in COMBOS])
-def test_checked_random_games(game_rules, name, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_checked_random_games(name, preset, options, seats):
     """After every action: views and events hide what they must, every listed action is
     accepted (apply and push agree), unlisted ones are refused with the state untouched,
-    cards are conserved; at the end: JSON round trip and replay exact."""
-    game_rules(preset, options, seats)
+    cards are conserved; at the end: JSON round trip and replay exact (the checks of
+    ``test_properties`` on a combination's own deck, driven by :func:`next_move`, the
+    timer of the buzz windows included)."""
     rnd = random.Random(name)
     for _ in range(CHECKED_GAMES):
-        properties.play_checked_game(preset, options, seats, rnd.getrandbits(64))
+        properties.play_checked_game(preset, options, seats, rnd.getrandbits(64), move=next_move,
+                                     probes=perturbations)
 
 
-@pytest.mark.parametrize("name, preset, options, seats",
-                         [c for c in COMBOS if c[0] in ("buzzer-4p", "buzzer-house-everything")],
-                         ids=["buzzer-4p", "buzzer-house-everything"])
-def test_full_multi_round_games(game_rules, name, preset, options, seats):
-    game_rules(preset, options, seats)
-    state = properties.play_checked_game(preset, options, seats, 11, full=True)
+@properties.by_option_set([c for c in COMBOS if c[0] in ("buzzer-4p", "buzzer-house-everything")])
+def test_full_multi_round_games(name, preset, options, seats):
+    state = properties.play_checked_game(preset, options, seats, 11, full=True, move=next_move, probes=perturbations)
     assert state.winner is not None
 
 
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=[c[0] for c in COMBOS])
-def test_bulk_random_games_end_with_cards_conserved(game_rules, name, preset, options, seats):
-    size = game_rules(preset, options, seats)
-    rnd = random.Random(f"bulk:{name}")
+@properties.by_option_set(COMBOS)
+def test_bulk_random_games_end_with_cards_conserved(name, preset, options, seats):
     windows = 0
-    for _ in range(BULK_GAMES):
-        seed = rnd.getrandbits(64)
-        state = new_game(preset, {**options, "rounds": 1}, seats, seed)
-        steps = 0
-        while state.status == "active" and steps < properties.STEP_BOUND_ONE_ROUND:
-            seat, action, system = next_move(state, rnd)
-            events = apply(state, seat, action, system=system)
-            windows += "buzz_window" in ev_types(events)
-            steps += 1
-            every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
-            assert len(every) == size and len(set(every)) == size, f"cards not conserved (seed {seed})"
-        properties.check_result(state, properties.STEP_BOUND_ONE_ROUND, steps)
-        d = state.to_dict()
-        assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+
+    def after(state: State, seat: int, action: dict, events: list, before: properties.Before) -> None:
+        nonlocal windows
+        windows += "buzz_window" in ev_types(events)
+
+    properties.play_random_games(preset, options, seats, BULK_GAMES, random.Random(f"bulk:{name}"), move=next_move,
+                                 after=after)
     assert windows > BULK_GAMES // 2  # the Buzzers were played

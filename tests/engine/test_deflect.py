@@ -613,42 +613,22 @@ if {"continuations", "buzzer_cards"} <= set(engine.OPTIONS):
     COMBOS.append(("deflect-continuations-buzzer", "standard",
                    {"deflect_cards": True, "continuations": True, "buzzer_cards": True, "stacking": "any",
                     "jump_in": "super"}, 4))
-COMBO_IDS = [c[0] for c in COMBOS]
 CHECKED_GAMES = 6 * properties.SCALE
 BULK_GAMES = 1000 * properties.SCALE
 
 
-def deck_size(preset: str, options: dict, seats: int) -> int:
-    return len(build_rules(new_game(preset, options, seats, 0).config).deck)
-
-
-@pytest.fixture
-def sized_deck(monkeypatch):
-    """The checks of ``test_properties`` (written for the 108-card deck) on a game's deck:
-    ``sized_deck(preset, options, seats)``."""
-
-    def use(preset: str, options: dict, seats: int) -> int:
-        size = deck_size(preset, options, seats)
-        monkeypatch.setattr(properties, "DECK_SIZE", size)
-        return size
-
-    return use
-
-
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_checked_random_games(sized_deck, label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_checked_random_games(name, preset, options, seats):
     """After every action: cards conserved; every listed action accepted (validated and
     through the fast path, to the same state) and unlisted ones refused with the state
     untouched; views and events show no hidden card; then the game ends with a
     consistent result, survives a JSON round trip and replays exactly."""
-    sized_deck(preset, options, seats)
     for seed in range(CHECKED_GAMES):
         properties.play_checked_game(preset, options, seats, seed)
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS[:4], ids=COMBO_IDS[:4])
-def test_checked_multi_round_game(sized_deck, label, preset, options, seats):
-    sized_deck(preset, options, seats)
+@properties.by_option_set(COMBOS[:4])
+def test_checked_multi_round_game(name, preset, options, seats):
     state = properties.play_checked_game(preset, {**options, "target_score": 200}, seats, 7, full=True)
     assert state.winner is not None
 
@@ -666,38 +646,27 @@ def _pause_is_owed(state: State, events: list[dict], round_before: int) -> None:
             assert pending(state)["type"] == "deflected" and state.actor() == e["target_seat"]
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_bulk_random_games(sized_deck, label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_bulk_random_games(name, preset, options, seats):
     """Thousands of random games (in all): cards conserved after every action, the seat
     owing a decision always has a legal action, every Skip and every deflection pauses
     for its victim, every game ends consistently and survives a JSON round trip."""
-    size = sized_deck(preset, options, seats)
-    rnd = random.Random(label)
     seen = {"skip": 0, "deflected": 0}
-    for _ in range(BULK_GAMES):
-        state = new_game(preset, {**options, "rounds": 1}, seats, rnd.getrandbits(64))
-        steps = 0
-        while state.status == "active" and steps < properties.STEP_BOUND_ONE_ROUND:
-            seat, action, system = properties.next_move(state, rnd)
-            before = state.round
-            events = apply(state, seat, action, system=system)
-            steps += 1
-            every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
-            assert len(every) == size and len(set(every)) == size, "cards not conserved"
-            _pause_is_owed(state, events, before)
-            p = state.pending
-            if p is not None and p["type"] in seen:
-                seen[p["type"]] += 1
-        properties.check_result(state, properties.STEP_BOUND_ONE_ROUND, steps)
-        d = state.to_dict()
-        assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+
+    def after(state: State, seat: int, action: dict, events: list, before: properties.Before) -> None:
+        _pause_is_owed(state, events, before.round)
+        p = state.pending
+        if p is not None and p["type"] in seen:
+            seen[p["type"]] += 1
+
+    properties.play_random_games(preset, options, seats, BULK_GAMES, random.Random(name), after=after)
     assert seen["skip"] > 0 and seen["deflected"] > 0, seen  # the option was exercised
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_copy_then_push_leaves_the_original_exactly_as_it_was(label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_copy_then_push_leaves_the_original_exactly_as_it_was(name, preset, options, seats):
     """A copy is deep and exact (``test_core.check_copy_then_push``)."""
-    check_copy_then_push(f"copy:{label}", preset, options, seats, 1500)
+    check_copy_then_push(f"copy:{name}", preset, options, seats, 1500)
 
 
 @pytest.mark.parametrize("levels", [("random", "easy", "normal", "hard"), ("hard", "normal")])

@@ -716,67 +716,43 @@ COMBOS = [
     ("duo-seven_zero-deflect-buzzer", "duo",
      {"seven_zero": True, "deflect_cards": True, "buzzer_cards": True, "jump_in": "super"}, 2),
 ]
-COMBO_IDS = [c[0] for c in COMBOS]
 CHECKED_GAMES = 5 * properties.SCALE
 BULK_GAMES = 600 * properties.SCALE
 
 
-@pytest.fixture
-def sized_deck(monkeypatch):
-    def use(preset: str, options: dict, seats: int) -> int:
-        size = len(build_rules(new_game(preset, options, seats, 0).config).deck)
-        monkeypatch.setattr(properties, "DECK_SIZE", size)
-        return size
-
-    return use
-
-
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_checked_random_games(sized_deck, label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_checked_random_games(name, preset, options, seats):
     """After every action: cards conserved (the draft included); every listed action
     accepted (validated and fast path, to the same state), unlisted ones refused with the
     state untouched; views and events hide every card a seat may not see; then the game
     ends consistently, survives a JSON round trip and replays exactly."""
-    sized_deck(preset, options, seats)
     for seed in range(CHECKED_GAMES):
         properties.play_checked_game(preset, options, seats, seed)
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS[:2], ids=COMBO_IDS[:2])
-def test_checked_multi_round_game(sized_deck, label, preset, options, seats):
-    sized_deck(preset, options, seats)
+@properties.by_option_set(COMBOS[:2])
+def test_checked_multi_round_game(name, preset, options, seats):
     state = properties.play_checked_game(preset, {**options, "target_score": 150}, seats, 11, full=True)
     assert state.round >= 2 and state.winner is not None
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_bulk_random_games(sized_deck, label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_bulk_random_games(name, preset, options, seats):
     """Hundreds of random games per combination: cards conserved after every action, the
     seat owing a decision always has a legal action, the draft always ends with 7 cards
     each, every game ends consistently and survives a JSON round trip."""
-    size = sized_deck(preset, options, seats)
-    rnd = random.Random(label)
     seen = {"draft_discard": 0, "duo_reverse": 0}
-    for _ in range(BULK_GAMES):
-        state = new_game(preset, {**options, "rounds": 1}, seats, rnd.getrandbits(64))
-        steps = 0
-        while state.status == "active" and steps < properties.STEP_BOUND_ONE_ROUND:
-            seat, action, system = properties.next_move(state, rnd)
-            was_setup = state.phase == SETUP
-            apply(state, seat, action, system=system)
-            steps += 1
-            every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
-            assert len(every) == size and len(set(every)) == size, "cards not conserved"
-            if was_setup and state.phase == PLAY:
-                assert len(state.discard) == 1 or state.status != "active" or state.round > 1
-            if action["type"] == "draft_discard":
-                seen["draft_discard"] += 1
-            p = state.pending
-            if p is not None and p["type"] == "duo_reverse":
-                seen["duo_reverse"] += 1
-        properties.check_result(state, properties.STEP_BOUND_ONE_ROUND, steps)
-        d = state.to_dict()
-        assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+
+    def after(state: State, seat: int, action: dict, events: list, before: properties.Before) -> None:
+        if before.phase == SETUP and state.phase == PLAY:
+            assert len(state.discard) == 1 or state.status != "active" or state.round > 1
+        if action["type"] == "draft_discard":
+            seen["draft_discard"] += 1
+        p = state.pending
+        if p is not None and p["type"] == "duo_reverse":
+            seen["duo_reverse"] += 1
+
+    properties.play_random_games(preset, options, seats, BULK_GAMES, random.Random(name), after=after)
     assert all(seen.values()), seen  # the draft's discard and the Reverse were exercised
 
 
@@ -794,7 +770,7 @@ def test_every_draft_ends_with_seven_cards_each_and_the_first_card_turned():
         assert_game_conserved(state)
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_copy_then_push_leaves_the_original_exactly_as_it_was(label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_copy_then_push_leaves_the_original_exactly_as_it_was(name, preset, options, seats):
     """A copy is deep and exact (``test_core.check_copy_then_push``)."""
-    check_copy_then_push(f"copy:{label}", preset, options, seats, 1200)
+    check_copy_then_push(f"copy:{name}", preset, options, seats, 1200)

@@ -38,7 +38,7 @@ from games.engine import (
 )
 from games.engine.catalog import OPTIONS, PRESETS
 
-from .helpers import arrange_game, assert_game_conserved, assert_refused, card_in, ev_types, game_deck, only, touch
+from .helpers import arrange_game, assert_game_conserved, assert_refused, card_in, ev_types, game_deck, only, play_to_the_end, touch
 
 SHUFFLE, SWAP, CUSTOM, PASS_CARD, UNO = "wild_shuffle_hands", "wild_swap_hands", "wild_customizable", "hand_pass", "uno"
 BOTH = {"hand_pass_cards": True, "uno_card": True}
@@ -543,14 +543,7 @@ def test_no_view_shows_another_seats_cards_after_a_hand_move():
 def test_a_game_with_every_hand_moving_card_replays_identically():
     rnd = random.Random(5)
     state = new_game("standard_112", {**BOTH, "rounds": 2, "seven_zero": True}, 4, "replay")
-    log = []
-    while state.status == "active":
-        seat = state.actor()
-        acts = legal_actions(state, seat)
-        plays = [a for a in acts if a["type"] in ("play", "choose_color")]
-        action = rnd.choice(plays) if plays and rnd.random() < 0.85 else rnd.choice(acts)
-        apply(state, seat, action)
-        log.append((seat, action))
+    log = play_to_the_end(state, rnd)
     assert replay(state.config, log).to_dict() == state.to_dict()
 
 

@@ -19,6 +19,7 @@ import json
 import os
 import random
 from collections import Counter
+from typing import NamedTuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -98,9 +99,12 @@ def choose(rnd: random.Random, acts: list[dict]) -> dict:
 
 
 def next_move(state: State, rnd: random.Random) -> tuple[int, dict, bool]:
-    """(seat, action, system) for the next step of a random-legal game."""
+    """(seat, action, system) for the next step of a random-legal game; the seat that
+    owes the decision always has a legal action."""
     actor = state.actor()
     assert actor is not None
+    mine = legal_actions(state, actor)
+    assert mine, f"seat {actor} owes a decision but has no legal action"
     r = rnd.random()
     if r < 0.2:  # somebody else, if they may do anything now (catch / call UNO, jump in)
         seat = rnd.randrange(state.seats)
@@ -110,9 +114,12 @@ def next_move(state: State, rnd: random.Random) -> tuple[int, dict, bool]:
                 return seat, rnd.choice(acts), False
     elif r < 0.22:
         return actor, {"type": "timeout"}, True
-    acts = legal_actions(state, actor)
-    assert acts, f"seat {actor} owes a decision but has no legal action"
-    return actor, choose(rnd, acts), False
+    return actor, choose(rnd, mine), False
+
+
+def game_deck_size(preset: str, options: dict, seats: int) -> int:
+    """The size of the deck of a game of ``preset`` with ``options`` for ``seats``."""
+    return deck_size(new_game(preset, options, seats, 0))
 
 
 def deck_size(state: State) -> int:
@@ -293,7 +300,10 @@ def fingerprint(state: State) -> str:
     return json.dumps(state.to_dict())
 
 
-def check_acceptance(state: State, legal: dict[int, list[dict]], rnd: random.Random) -> None:
+def check_acceptance(state: State, legal: dict[int, list[dict]], rnd: random.Random, probes=None) -> None:
+    """Every listed action is accepted; the unlisted ones of ``probes`` (default
+    :func:`perturbations`) are refused and change nothing."""
+    probes = probes or perturbations
     base = state.to_dict()
     before = fingerprint(state)
     # every listed action is accepted (each on a copy), and the fast path (push of the
@@ -317,7 +327,7 @@ def check_acceptance(state: State, legal: dict[int, list[dict]], rnd: random.Ran
     seats = {state.actor(), rnd.randrange(state.seats)}
     for s in seats:
         listed = {action_key(a) for a in legal[s]}
-        for a in perturbations(state, s, legal[s], all_acts, rnd):
+        for a in probes(state, s, legal[s], all_acts, rnd):
             try:
                 if action_key(a) in listed:
                     continue
@@ -333,7 +343,15 @@ def check_acceptance(state: State, legal: dict[int, list[dict]], rnd: random.Ran
     assert state.to_dict() == base
 
 
-def play_checked_game(preset: str, options: dict, seats: int, seed: int, full: bool = False) -> State:
+def play_checked_game(preset: str, options: dict, seats: int, seed: int, full: bool = False, *,
+                      move=None, probes=None, result=None) -> State:
+    """One random game (one round, or ``full``: the whole game), every property checked:
+    after each action (each 10th in a whole game) the legal lists, their acceptance and
+    the views; after every action cards conserved and the events.  At the end: ``result``
+    (:func:`check_result`), a JSON round trip, replay exact.  A family of options may
+    drive the game with its own ``move`` (:func:`next_move`) and ``probes``
+    (:func:`perturbations`)."""
+    move, result = move or next_move, result or check_result
     rnd = random.Random(seed)
     opts = dict(options) if full else {**options, "rounds": 1}
     events: list = []
@@ -348,15 +366,15 @@ def play_checked_game(preset: str, options: dict, seats: int, seed: int, full: b
         legal = {s: legal_actions(state, s) for s in range(seats)}
         check_legal_lists(state, legal)
         if not full or steps % 10 == 0:
-            check_acceptance(state, legal, rnd)
+            check_acceptance(state, legal, rnd, probes)
             check_views(state)
-        seat, action, system = next_move(state, rnd)
+        seat, action, system = move(state, rnd)
         ev = apply(state, seat, action, system=system)
         log.append((seat, action))
         steps += 1
         conserved(state)
         check_events(ev, known, state)
-    check_result(state, bound, steps)
+    result(state, bound, steps)
     d = state.to_dict()
     assert json.loads(json.dumps(d)) == d
     assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
@@ -365,46 +383,84 @@ def play_checked_game(preset: str, options: dict, seats: int, seed: int, full: b
     return state
 
 
-def play_bulk_game(preset: str, options: dict, seats: int, seed: int) -> int:
-    rnd = random.Random(seed)
-    state = new_game(preset, {**options, "rounds": 1}, seats, seed)
+class Before(NamedTuple):
+    """What a state was as an action was posted (for a combination's own checks)."""
+    round: int
+    phase: object
+
+
+def play_random_game(preset: str, options: dict, seats: int, seed: int, rnd: random.Random | None = None, *,
+                     full: bool = False, bound: int | None = None, move=None, play=None, after=None,
+                     result=None) -> tuple[State, int]:
+    """One random game of ``preset`` with ``options`` for ``seats`` dealt from ``seed``
+    (one round, or ``full``: the whole game), its moves drawn from ``rnd`` (default
+    ``Random(seed)``) by ``move`` (:func:`next_move`) and made by ``play`` (``apply``;
+    ``play(state, seat, action, system=...)`` returns the events): after every action
+    the game's own deck conserved, then ``after(state, seat, action, events, before)``
+    (a combination's own checks; ``before``: :class:`Before`); at the end ``result``
+    (:func:`check_result`) and a JSON round trip.  Returns (the state, its actions).
+
+    The one loop of the bulk property tests of every option set (this file's and the
+    scenario files': test_duo, test_wilds, test_deflect, test_targets, test_straights,
+    test_buzzer, test_teams)."""
+    rnd = rnd or random.Random(seed)
+    move, play, result = move or next_move, play or apply, result or check_result
+    state = new_game(preset, options if full else {**options, "rounds": 1}, seats, seed)
     size = deck_size(state)
+    deck = set(range(size))
+    bound = bound or (STEP_BOUND_FULL_GAME if full else STEP_BOUND_ONE_ROUND)
     steps = 0
-    while state.status == "active" and steps < STEP_BOUND_ONE_ROUND:
-        seat, action, system = next_move(state, rnd)
-        apply(state, seat, action, system=system)
+    while state.status == "active" and steps < bound:
+        seat, action, system = move(state, rnd)
+        before = Before(state.round, state.phase)
+        events = play(state, seat, action, system=system)
         steps += 1
         every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
-        assert len(every) == size and len(set(every)) == size, f"cards not conserved (seed {seed})"
-    check_result(state, STEP_BOUND_ONE_ROUND, steps)
+        assert len(every) == size and set(every) == deck, f"cards not conserved (seed {seed})"
+        if after is not None:
+            after(state, seat, action, events, before)
+    result(state, bound, steps)
     d = state.to_dict()
     assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
-    return steps
+    return state, steps
+
+
+def play_random_games(preset: str, options: dict, seats: int, games: int, rnd: random.Random, **how) -> int:
+    """``games`` random games (:func:`play_random_game`, ``how`` its keywords), each dealt
+    from a seed of ``rnd`` and played by ``rnd``; returns their actions in all."""
+    return sum(play_random_game(preset, options, seats, rnd.getrandbits(64), rnd, **how)[1] for _ in range(games))
+
+
+def by_option_set(combos: list[tuple]):
+    """Parametrise a test by option set: ``(name, preset, options, seats)``, named by ``name``."""
+    return pytest.mark.parametrize("name, preset, options, seats", combos, ids=[c[0] for c in combos])
+
+
+def seeded(examples: int):
+    """Run a test with the argument ``seed`` on ``examples`` seeds drawn by hypothesis."""
+    def wrap(test):
+        return settings(max_examples=examples, deadline=None, database=None,
+                        suppress_health_check=[HealthCheck.too_slow], print_blob=True)(given(seed=SEEDS)(test))
+
+    return wrap
+
+
+SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 
 
 # ----------------------------------------------------------------------------------------------
 # the tests
 # ----------------------------------------------------------------------------------------------
-SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
-
-
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=COMBO_IDS)
-@settings(max_examples=CHECKED_GAMES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
-@given(seed=SEEDS)
+@by_option_set(COMBOS)
+@seeded(CHECKED_GAMES)
 def test_checked_random_games(name, preset, options, seats, seed):
     play_checked_game(preset, options, seats, seed)
 
 
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=COMBO_IDS)
-@settings(max_examples=BULK_EXAMPLES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
-@given(seed=SEEDS)
+@by_option_set(COMBOS)
+@seeded(BULK_EXAMPLES)
 def test_bulk_random_games(name, preset, options, seats, seed):
-    rnd = random.Random(seed)
-    total = 0
-    for _ in range(BULK_GAMES_PER_EXAMPLE):
-        total += play_bulk_game(preset, options, seats, rnd.getrandbits(64))
+    total = play_random_games(preset, options, seats, BULK_GAMES_PER_EXAMPLE, random.Random(seed))
     assert total >= BULK_GAMES_PER_EXAMPLE  # every game took at least one action
 
 
@@ -412,10 +468,8 @@ FULL_COMBOS = [c for c in COMBOS if c[0] in ("default-2p", "default-4p", "stacki
                                              "seven_zero", "house-everything", "standard_112-hands-everything")]
 
 
-@pytest.mark.parametrize("name, preset, options, seats", FULL_COMBOS, ids=[c[0] for c in FULL_COMBOS])
-@settings(max_examples=1 * SCALE, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
-@given(seed=SEEDS)
+@by_option_set(FULL_COMBOS)
+@seeded(1 * SCALE)
 def test_full_multi_round_games(name, preset, options, seats, seed):
     state = play_checked_game(preset, options, seats, seed, full=True)
     assert state.round >= 1 and state.winner is not None

@@ -12,8 +12,6 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from games import bots
 from games.bots import policies
@@ -631,7 +629,6 @@ if "buzzer_cards" in OPTIONS:
     COMBOS.append(("straights-buzzer", "standard", {**STRAIGHTS, "buzzer_cards": True}, 3))
     COMBOS.append(("continuations-buzzer-jump_in", "standard",
                    {**CONTINUATIONS, "buzzer_cards": True, "jump_in": "exact"}, 4))
-COMBO_IDS = [c[0] for c in COMBOS]
 SCALE = props.SCALE
 CHECKED_GAMES = 4 * SCALE
 BULK_EXAMPLES = 4
@@ -788,39 +785,27 @@ def check_acceptance(state: State, legal: dict[int, list[dict]], rnd: random.Ran
 
 
 def play_bulk(preset: str, options: dict, seats: int, seed: int) -> tuple[int, int]:
-    """One random game on the validated path; (actions, sequence decisions seen)."""
-    rnd = random.Random(seed)
-    state = new_game(preset, {**options, "rounds": 1}, seats, seed)
-    size = len(build_rules(state.config).deck)
-    steps = seen = 0
-    while state.status == "active" and steps < STEP_BOUND:
-        seat, action, system = props.next_move(state, rnd)
-        apply(state, seat, action, system=system)
-        steps += 1
-        conserved(state, size)
+    """One random game on the validated path (``test_properties.play_random_game``);
+    (actions, sequence decisions seen)."""
+    seen = 0
+
+    def after(state: State, seat: int, action: dict, events: list, before: props.Before) -> None:
+        nonlocal seen
         top = state.decision()
         seen += top is not None and top.name == "sequence"
-    props.check_result(state, STEP_BOUND, steps)
-    d = state.to_dict()
-    assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+
+    steps = props.play_random_game(preset, options, seats, seed, bound=STEP_BOUND, after=after)[1]
     return steps, seen
 
 
-SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
-
-
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=COMBO_IDS)
-@settings(max_examples=CHECKED_GAMES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
-@given(seed=SEEDS)
+@props.by_option_set(COMBOS)
+@props.seeded(CHECKED_GAMES)
 def test_checked_random_games_with_sequences(name, preset, options, seats, seed):
     play_checked(preset, options, seats, seed)
 
 
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=COMBO_IDS)
-@settings(max_examples=BULK_EXAMPLES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow], print_blob=True)
-@given(seed=SEEDS)
+@props.by_option_set(COMBOS)
+@props.seeded(BULK_EXAMPLES)
 def test_bulk_random_games_with_sequences(name, preset, options, seats, seed):
     rnd = random.Random(seed)
     seen = 0
@@ -829,7 +814,7 @@ def test_bulk_random_games_with_sequences(name, preset, options, seats, seed):
     assert seen > BULK_GAMES_PER_EXAMPLE  # sequences were played, many per game
 
 
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS[:4] + COMBOS[-2:], ids=COMBO_IDS[:4] + COMBO_IDS[-2:])
+@props.by_option_set(COMBOS[:4] + COMBOS[-2:])
 def test_copy_then_push_restores_exactly_in_games_with_sequences(name, preset, options, seats):
     """Pushing moves on a copy never changes the original; the fast path plays on like
     the validated one."""

@@ -595,74 +595,48 @@ COMBOS = [
      {**CARDS, "stacking": "any", "jump_in": "super", "deflect_cards": True}, 4),
     ("both-house-5p", "house", {**CARDS, "stacking": "plus4_on_plus2", "seven_zero": True, "jump_in": "super"}, 5),
 ]
-COMBO_IDS = [c[0] for c in COMBOS]
 CHECKED_GAMES = 5 * properties.SCALE
 BULK_GAMES = 500 * properties.SCALE
 
 
-@pytest.fixture
-def sized_deck(monkeypatch):
-    def use(preset: str, options: dict, seats: int) -> int:
-        size = len(deck_of(new_game(preset, options, seats, 0)))
-        monkeypatch.setattr(properties, "DECK_SIZE", size)
-        return size
-
-    return use
-
-
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_checked_random_games(sized_deck, label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_checked_random_games(name, preset, options, seats):
     """After every action: cards conserved (the deck's own size); every listed action
     accepted (validated and fast path, same state), unlisted ones refused untouched; views
     and events hide every card; the game ends consistently, round-trips JSON, replays."""
-    sized_deck(preset, options, seats)
     for seed in range(CHECKED_GAMES):
         properties.play_checked_game(preset, options, seats, seed)
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_bulk_random_games(sized_deck, label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_bulk_random_games(name, preset, options, seats):
     """Hundreds of games per combination: conserved, the owing seat can always act, every
     targeted penalty is owed by the seat it names, every game ends, JSON round trip."""
-    size = sized_deck(preset, options, seats)
-    rnd = random.Random(label)
-    rank = None
     seen = {"targeted": 0, "downpour": 0}
-    for _ in range(BULK_GAMES):
-        state = new_game(preset, {**options, "rounds": 1}, seats, rnd.getrandbits(64))
-        rank = deck_of(state).rank
-        steps = 0
-        while state.status == "active" and steps < properties.STEP_BOUND_ONE_ROUND:
-            seat, action, system = properties.next_move(state, rnd)
-            before = state.round
-            events = apply(state, seat, action, system=system)
-            steps += 1
-            every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
-            assert len(every) == size and len(set(every)) == size, "cards not conserved"
-            if state.status == "active" and state.round == before and action["type"] == "play" \
-                    and "misplay" not in ev_types(events):
-                r = rank[action["card"]]
-                if r in (T2, T4):
-                    p = pending(state)
-                    assert p is not None and p["seat"] == action["target_seat"] and p["kind"] == r
-                    seen["targeted"] += 1
-                if r in (DOWN1, DOWN2):
-                    assert sum(1 for e in events if e["type"] == "draw" and e["reason"] == "downpour") == \
-                        seats - 1
-                    seen["downpour"] += 1
-        properties.check_result(state, properties.STEP_BOUND_ONE_ROUND, steps)
-        d = state.to_dict()
-        assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+
+    def after(state: State, seat: int, action: dict, events: list, before: properties.Before) -> None:
+        if state.status == "active" and state.round == before.round and action["type"] == "play" \
+                and "misplay" not in ev_types(events):
+            r = deck_of(state).rank[action["card"]]
+            if r in (T2, T4):
+                p = pending(state)
+                assert p is not None and p["seat"] == action["target_seat"] and p["kind"] == r
+                seen["targeted"] += 1
+            if r in (DOWN1, DOWN2):
+                assert sum(1 for e in events if e["type"] == "draw" and e["reason"] == "downpour") == seats - 1
+                seen["downpour"] += 1
+
+    properties.play_random_games(preset, options, seats, BULK_GAMES, random.Random(name), after=after)
     if "targeted_draw_cards" in options:
         assert seen["targeted"] > 0
     if "downpour_cards" in options:
         assert seen["downpour"] > 0
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_copy_then_push_leaves_the_original_exactly_as_it_was(label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_copy_then_push_leaves_the_original_exactly_as_it_was(name, preset, options, seats):
     """A copy is deep and exact (``test_core.check_copy_then_push``)."""
-    check_copy_then_push(f"copy:{label}", preset, options, seats, 1000)
+    check_copy_then_push(f"copy:{name}", preset, options, seats, 1000)
 
 
 MISPLAY_COMBOS = [
@@ -673,13 +647,13 @@ MISPLAY_COMBOS = [
 ]
 
 
-@pytest.mark.parametrize("label, preset, options, seats", MISPLAY_COMBOS, ids=[c[0] for c in MISPLAY_COMBOS])
-def test_random_games_with_misplays(label, preset, options, seats):
+@properties.by_option_set(MISPLAY_COMBOS)
+def test_random_games_with_misplays(name, preset, options, seats):
     """Random games where seats now and then post a play out of turn with any card they hold:
     each is a jump-in (listed) or a misplay (charged, the card kept) or refused untouched;
     cards conserved; the totals are the sum of the score rows at the end; the log replays
     to the same state; views never show another's card."""
-    rnd = random.Random(label)
+    rnd = random.Random(name)
     size = len(deck_of(new_game(preset, options, seats, 0)))
     sign = 1 if options.get("scoring", "lowest_total" if preset == "house" else "winner_takes") != "winner_takes" \
         else -1

@@ -39,7 +39,7 @@ from games.engine import (
 from games.engine.uno.teams import ROTATION, fixed_teams
 
 from . import test_properties as properties
-from .helpers import arrange_game, assert_game_conserved, assert_refused, card_in, ev_types, only, touch
+from .helpers import arrange_game, assert_game_conserved, assert_refused, card_in, ev_types, only, play_to_the_end, touch
 
 # fillers of known points: never red, never a 3 (the top card), never an action card
 ONES, TWOS, FOURS = ["blue 1", "yellow 1"], ["blue 2", "yellow 2"], ["blue 4", "yellow 4"]
@@ -373,15 +373,7 @@ def test_teams_eliminated_and_winners_survive_the_saved_form():
                                             ({"partner_rotation": True}, 4)])
 def test_a_whole_game_replays_identically(options, seats):
     state = new_game("standard", options, seats, 5)
-    rnd = random.Random(5)
-    log = []
-    while state.status == "active":
-        actor = state.actor()
-        acts = legal_actions(state, actor)
-        plays = [a for a in acts if a["type"] in ("play", "choose_color")]
-        a = rnd.choice(plays) if plays and rnd.random() < 0.85 else rnd.choice(acts)
-        apply(state, actor, a)
-        log.append((actor, a))
+    log = play_to_the_end(state, random.Random(5))
     assert replay(state.config, log).to_dict() == state.to_dict()
     assert state.winners and state.winner in state.winners
 
@@ -472,8 +464,6 @@ COMBOS = [
     ("hands_won-3p", "standard", {"scoring": "hands_won", "hands_to_win": 2}, 3),
     ("hands_won-teams-4p", "standard", {"scoring": "hands_won", "hands_to_win": 2, "teams": True}, 4),
 ]
-COMBO_IDS = [c[0] for c in COMBOS]
-_plain_check_result = properties.check_result
 
 
 def check_result(state: State, step_bound: int, steps: int) -> None:
@@ -507,28 +497,16 @@ def check_result(state: State, step_bound: int, steps: int) -> None:
         assert max(scores) >= opts["target_score"]
 
 
-@pytest.fixture
-def game_rules(monkeypatch):
-    monkeypatch.setattr(properties, "check_result", check_result)
-
-    def use(preset: str, options: dict, seats: int) -> int:
-        size = len(build_rules(new_game(preset, options, seats, 0).config).deck)
-        monkeypatch.setattr(properties, "DECK_SIZE", size)
-        return size
-
-    return use
-
-
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_checked_random_whole_games(game_rules, name, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_checked_random_whole_games(name, preset, options, seats):
     """After every 10th action: views and events hide what they must, every listed action
     is accepted (apply and push agree), unlisted ones refused with the state untouched;
-    after every action cards are conserved; at the end: one result, JSON round trip,
-    replay exact (``test_properties.play_checked_game``, whole games)."""
-    game_rules(preset, options, seats)
+    after every action cards are conserved; at the end: one result (:func:`check_result`),
+    JSON round trip, replay exact (``test_properties.play_checked_game``, whole games)."""
     rnd = random.Random(name)
     for _ in range(6 * properties.SCALE):
-        state = properties.play_checked_game(preset, options, seats, rnd.getrandbits(64), full=True)
+        state = properties.play_checked_game(preset, options, seats, rnd.getrandbits(64), full=True,
+                                             result=check_result)
         if state.teams is not None:
             assert all(p["team"] == state.teams[p["seat"]] for p in view(state, None)["players"])
 
@@ -536,41 +514,43 @@ def test_checked_random_whole_games(game_rules, name, preset, options, seats):
 BULK_GAMES = 1000 * properties.SCALE
 
 
-@pytest.mark.parametrize("name, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_bulk_random_whole_games_end_with_cards_conserved(game_rules, name, preset, options, seats):
+def fast_move(state: State, rnd: random.Random) -> tuple[int, tuple, bool]:
+    """(seat, move, False) on the fast path (``legal_moves``): the owing seat always has a
+    legal move, an eliminated seat never has one (nor cards, nor the turn); now and then
+    somebody else's move (a catch, a jump-in); plays preferred."""
+    actor = state.actor()
+    moves = legal_moves(state, actor)
+    assert moves, f"seat {actor} owes a decision but has no legal move"
+    for s in state.eliminated:
+        assert legal_moves(state, s) == [] and state.hands[s] == [] and actor != s
+    r = rnd.random()
+    if r < 0.1:  # somebody else (a catch, a jump-in)
+        other = rnd.randrange(state.seats)
+        others = legal_moves(state, other)
+        if others and other != actor:
+            actor, moves = other, others
+    plays = [m for m in moves if m[0] in ("play", "choose_color", "challenge")]
+    return actor, rnd.choice(plays) if plays and r < 0.85 else rnd.choice(moves), False
+
+
+@properties.by_option_set(COMBOS)
+def test_bulk_random_whole_games_end_with_cards_conserved(name, preset, options, seats):
     """Thousands of whole games (fast path: legal_moves / push, and copies): cards
     conserved with the deck's actual size, the owing seat always has a legal move, an
     eliminated seat never has one, every game ends with its winners, JSON round trip."""
-    size = game_rules(preset, options, seats)
-    rnd = random.Random(f"bulk:{name}")
-    for _ in range(BULK_GAMES):
-        seed = rnd.getrandbits(64)
-        state = new_game(preset, options, seats, seed)
-        steps = 0
-        while state.status == "active" and steps < properties.STEP_BOUND_FULL_GAME:
-            actor = state.actor()
-            moves = legal_moves(state, actor)
-            assert moves, f"seat {actor} owes a decision but has no legal move (seed {seed})"
-            for s in state.eliminated:
-                assert legal_moves(state, s) == [] and state.hands[s] == [] and actor != s
-            r = rnd.random()
-            if r < 0.1:  # somebody else (a catch, a jump-in)
-                other = rnd.randrange(seats)
-                others = legal_moves(state, other)
-                if others and other != actor:
-                    actor, moves = other, others
-            plays = [m for m in moves if m[0] in ("play", "choose_color", "challenge")]
-            move = rnd.choice(plays) if plays and r < 0.85 else rnd.choice(moves)
-            if steps % 50 == 0:  # copy/push consistency
-                copy = state.copy()
-                push(copy, actor, move)
-                push(state, actor, move)
-                assert copy.to_dict() == state.to_dict()
-            else:
-                push(state, actor, move)
-            steps += 1
-            every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
-            assert len(every) == size and len(set(every)) == size, f"cards not conserved (seed {seed})"
-        check_result(state, properties.STEP_BOUND_FULL_GAME, steps)
-        d = state.to_dict()
-        assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+    pushed = 0
+
+    def push_and_compare(state: State, seat: int, move: tuple, system: bool = False) -> list:
+        nonlocal pushed
+        if pushed % 50 == 0:  # copy/push consistency
+            copy = state.copy()
+            push(copy, seat, move)
+            push(state, seat, move)
+            assert copy.to_dict() == state.to_dict()
+        else:
+            push(state, seat, move)
+        pushed += 1
+        return []
+
+    properties.play_random_games(preset, options, seats, BULK_GAMES, random.Random(f"bulk:{name}"), full=True,
+                                 move=fast_move, play=push_and_compare, result=check_result)

@@ -552,66 +552,39 @@ COMBOS = [
     ("replay-standard-3p", "standard", REPLAY, 3),
     ("replay-bluff-deflect-2p", "standard", {**REPLAY, **BLUFF, "deflect_cards": True, "seven_zero": True}, 2),
 ]
-COMBO_IDS = [c[0] for c in COMBOS]
 CHECKED_GAMES = 5 * properties.SCALE
 BULK_GAMES = 1500 * properties.SCALE
 
 
-@pytest.fixture
-def sized_deck(monkeypatch):
-    """The checks of ``test_properties`` (written for 108 cards) on the game's own deck."""
-
-    def use(preset: str, options: dict, seats: int) -> int:
-        size = len(build_rules(new_game(preset, options, seats, 0).config).deck)
-        monkeypatch.setattr(properties, "DECK_SIZE", size)
-        return size
-
-    return use
-
-
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_checked_random_games(sized_deck, label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_checked_random_games(name, preset, options, seats):
     """After every action: cards conserved (the deck's own size); every listed action
     accepted, validated and through the fast path, to the same state; unlisted ones
     refused with the state untouched; views and events hide; the game ends consistently,
     survives a JSON round trip and replays exactly."""
-    sized_deck(preset, options, seats)
     for seed in range(CHECKED_GAMES):
         properties.play_checked_game(preset, options, seats, seed)
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS[:2], ids=COMBO_IDS[:2])
-def test_checked_multi_round_game(sized_deck, label, preset, options, seats):
-    sized_deck(preset, options, seats)
+@properties.by_option_set(COMBOS[:2])
+def test_checked_multi_round_game(name, preset, options, seats):
     state = properties.play_checked_game(preset, {**options, "target_score": 200}, seats, 11, full=True)
     assert state.winner is not None
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_bulk_random_games(sized_deck, label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_bulk_random_games(name, preset, options, seats):
     """Many random games: cards conserved after every action, the owing seat always has a
     legal action, every game ends consistently and survives a JSON round trip; the options
     were exercised (replays opened, challenges settled)."""
-    size = sized_deck(preset, options, seats)
-    rnd = random.Random(label)
     seen: Counter = Counter()
-    for _ in range(BULK_GAMES):
-        state = new_game(preset, {**options, "rounds": 1}, seats, rnd.getrandbits(64))
-        steps = 0
-        while state.status == "active" and steps < properties.STEP_BOUND_ONE_ROUND:
-            actor = state.actor()
-            assert legal_actions(state, actor), "the seat owing a decision has no legal action"
-            seat, action, system = properties.next_move(state, rnd)
-            events = apply(state, seat, action, system=system)
-            steps += 1
-            every = [c for h in state.hands for c in h] + state.draw_pile + state.discard
-            assert len(every) == size and len(set(every)) == size, "cards not conserved"
-            seen.update(e["type"] for e in events if e["type"] in ("challenge", "end_turn"))
-            if state.pending is not None:
-                seen[state.pending["type"]] += 1
-        properties.check_result(state, properties.STEP_BOUND_ONE_ROUND, steps)
-        d = state.to_dict()
-        assert State.from_dict(json.loads(json.dumps(d))).to_dict() == d
+
+    def after(state: State, seat: int, action: dict, events: list, before: properties.Before) -> None:
+        seen.update(e["type"] for e in events if e["type"] in ("challenge", "end_turn"))
+        if state.pending is not None:
+            seen[state.pending["type"]] += 1
+
+    properties.play_random_games(preset, options, seats, BULK_GAMES, random.Random(name), after=after)
     if options.get("replay_cards") or preset == "play_uno_com":
         assert seen["replay"] > 0 and seen["end_turn"] > 0, seen
     if options.get("wild_draw_four") == "bluff":
@@ -620,14 +593,14 @@ def test_bulk_random_games(sized_deck, label, preset, options, seats):
         assert seen["challenge"] == 0, seen
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS, ids=COMBO_IDS)
-def test_copy_then_push_leaves_the_original_exactly_as_it_was(label, preset, options, seats):
+@properties.by_option_set(COMBOS)
+def test_copy_then_push_leaves_the_original_exactly_as_it_was(name, preset, options, seats):
     """A copy is deep and exact (``test_core.check_copy_then_push``)."""
-    check_copy_then_push(f"copy:{label}", preset, options, seats, 1000)
+    check_copy_then_push(f"copy:{name}", preset, options, seats, 1000)
 
 
-@pytest.mark.parametrize("label, preset, options, seats", COMBOS[:2] + COMBOS[3:5], ids=COMBO_IDS[:2] + COMBO_IDS[3:5])
-def test_bots_of_every_level_finish_games(label, preset, options, seats):
+@properties.by_option_set(COMBOS[:2] + COMBOS[3:5])
+def test_bots_of_every_level_finish_games(name, preset, options, seats):
     """Every level plays every decision of these games (replays, free and bluffed Wild
     Draw Fours, challenges) to the end of a round."""
     levels = ["random", "easy", "normal", "hard"]
