@@ -74,8 +74,11 @@ class TaskLog:
 
 
 def _close_connections(**kwargs):
-    # runs in the thread that ran the task: leave no connection to the test database
-    connections.close_all()
+    # runs in the thread that ran the task: leave no connection to the test database.
+    # Not in the test's own thread (a task run eagerly, ``apply()``, by any later test:
+    # the receiver stays connected), whose connection holds the test's transaction
+    if threading.current_thread() is not threading.main_thread():
+        connections.close_all()
 
 
 class Worker:
