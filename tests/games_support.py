@@ -172,23 +172,45 @@ def play_seat_zero_to_the_end(client: APIClient, gid: int, choose: Callable[[dic
 EVERY_BOT_LEVEL = ("random", "easy", "normal", "hard")
 
 
-def start_against_every_bot_level(client: APIClient, ruleset: str, options: dict) -> int:
+def start_against_bots(client: APIClient, ruleset: str, options: dict, levels=EVERY_BOT_LEVEL) -> int:
     """Create a game of ``ruleset`` with ``options`` for the caller (seat 0) and a bot of
-    each level (seats 1-4) over HTTP, start it and return its id."""
-    r = client.post("/api/v1/games", {"ruleset": ruleset, "options": options,
-                                      "bots": [{"level": lv} for lv in EVERY_BOT_LEVEL]}, format="json")
+    each of ``levels`` (seats 1, 2, ...) over HTTP, start it and return its id."""
+    r = client.post(GAMES, {"ruleset": ruleset, "options": options, "bots": [{"level": lv} for lv in levels]},
+                    format="json")
     assert r.status_code == 201, r.content
     gid = r.json()["id"]
-    assert client.post(f"/api/v1/games/{gid}/start").status_code == 200
+    assert client.post(game_url(gid, "start")).status_code == 200
     return gid
 
 
-def assert_every_bot_moved_without_the_timer(gid: int) -> None:
-    """Every bot seat (1-4) of ``gid`` recorded moves, and no move was the timer's (no
-    bot ever needed the fallback)."""
+def start_against_every_bot_level(client: APIClient, ruleset: str, options: dict) -> int:
+    """:func:`start_against_bots` with a bot of each level (seats 1-4)."""
+    return start_against_bots(client, ruleset, options)
+
+
+def assert_every_bot_moved_without_the_timer(gid: int, bots: int = len(EVERY_BOT_LEVEL)) -> None:
+    """Every bot seat (1 to ``bots``) of ``gid`` recorded moves, and no move was the
+    timer's (no bot ever needed the fallback)."""
     moves = list(Move.objects.filter(game_id=gid).values_list("seat", "by"))
-    assert {seat for seat, by in moves if by == "bot"} == set(range(1, len(EVERY_BOT_LEVEL) + 1))
+    assert {seat for seat, by in moves if by == "bot"} == set(range(1, bots + 1))
     assert "timer" not in {by for _, by in moves}
+
+
+def play_against_bots(worker, client: APIClient, ruleset: str, options: dict, choose: Callable[[dict], dict], *,
+                      seconds: float, levels=EVERY_BOT_LEVEL) -> tuple[int, dict]:
+    """The one arrangement of a game between a person and bots over HTTP: the worker
+    started, ``client`` (seat 0) against a bot of each of ``levels`` in a game of
+    ``ruleset`` with ``options`` (:func:`start_against_bots`), seat 0 playing
+    ``choose(view)`` while the worker's bots play the others, to the end within
+    ``seconds`` (:func:`play_seat_zero_to_the_end`).  Then every bot moved, the timer
+    never did, and the game verifies from its log.  Returns (its id, its finished view)."""
+    worker.start()
+    gid = start_against_bots(client, ruleset, options, levels)
+    g = play_seat_zero_to_the_end(client, gid, choose, seconds=seconds)
+    assert g["status"] == "finished"
+    assert_every_bot_moved_without_the_timer(gid, len(levels))
+    assert f"game {gid}: OK" in verified(gid)
+    return gid, g
 
 
 def verified(gid: int) -> str:

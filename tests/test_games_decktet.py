@@ -20,19 +20,8 @@ from django.utils import timezone
 from games import engine, robots
 from games.models import Game, Move
 
-from .celery_helpers import client_for, requires_redis, worker  # noqa: F401 (fixture)
-from .games_support import (  # noqa: F401 (fixture)
-    all_moves,
-    by_seat,
-    clients,
-    fix_seeds,
-    game_url,
-    play_seat_zero_to_the_end,
-    refused,
-    start_table,
-    true_state,
-    verified,
-)
+from .celery_helpers import client_for, requires_redis
+from .games_support import all_moves, by_seat, fix_seeds, game_url, play_against_bots, refused, start_table, true_state, verified
 from .helpers import assert_json, assert_problem
 from .test_verify_standalone import public_record, run_verifier
 
@@ -188,15 +177,7 @@ def test_the_timer_plays_the_card_that_scores_most(clients):
 def test_a_person_and_a_bot_play_decktet_uno_to_the_end(worker, make_player, level):
     _, token = make_player(f"dee-{level}")
     dee = client_for(token)
-    worker.start()
-    r = dee.post(GAMES, {"ruleset": PRESET, "options": {"face_down": True}, "bots": [{"level": level}]},
-                 format="json")
-    assert r.status_code == 201, r.content
-    gid = r.json()["id"]
-    assert dee.post(f"{GAMES}/{gid}/start").status_code == 200
     rng = random.Random(level)
-    g = play_seat_zero_to_the_end(dee, gid, lambda g: rng.choice(g["legal_actions"]), seconds=120)
+    _, g = play_against_bots(worker, dee, PRESET, {"face_down": True}, lambda g: rng.choice(g["legal_actions"]),
+                             seconds=120, levels=[level])
     assert g["status"] == "finished" and g["winners"]
-    moves = list(Move.objects.filter(game_id=gid).values_list("seat", "by"))
-    assert {seat for seat, by in moves if by == "bot"} == {1} and "timer" not in {by for _, by in moves}
-    assert f"game {gid}: OK" in verified(gid)

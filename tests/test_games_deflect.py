@@ -5,6 +5,7 @@ by a real worker."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -12,19 +13,8 @@ import pytest
 from games import engine
 from games.models import Game, Move
 
-from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
-from .games_support import (  # noqa: F401 (fixture)
-    assert_every_bot_moved_without_the_timer,
-    by_seat,
-    clients,
-    fix_seeds,
-    game_url,
-    play_seat_zero_to_the_end,
-    refused,
-    start_against_every_bot_level,
-    start_table,
-    verified,
-)
+from .celery_helpers import client_for, requires_redis
+from .games_support import by_seat, fix_seeds, game_url, play_against_bots, refused, start_table, verified
 
 OPTIONS = {"deflect_cards": True, "stacking": "same", "rounds": 1}
 
@@ -114,16 +104,12 @@ def test_one_human_and_bots_of_every_level_play_a_game_with_renvoi_to_the_end(wo
     and out of turn, with no call but the human's; the game ends."""
     _, token = make_player("hugo")
     hugo = client_for(token)
-    worker.start()
-    gid = start_against_every_bot_level(hugo, "standard", OPTIONS)
-    renvois = renvoi_ids(gid)
+    renvois = functools.cache(renvoi_ids)
     rng = random.Random(3)
     def choose(g: dict) -> dict:
-        return pick(g["legal_actions"], renvois, rng)
+        return pick(g["legal_actions"], renvois(g["id"]), rng)
 
-    g = play_seat_zero_to_the_end(hugo, gid, choose, seconds=90)
+    gid, g = play_against_bots(worker, hugo, "standard", OPTIONS, choose, seconds=90)
     assert g["winner"]["seat"] in range(5)
-    assert_every_bot_moved_without_the_timer(gid)
     answered = answered_by_bots(gid)
     assert answered["penalty"] + answered["skip"] > 0, answered  # +2, +4 or Skip aimed at a bot
-    assert f"game {gid}: OK" in verified(gid)

@@ -17,18 +17,8 @@ import pytest
 from games import engine, services
 from games.models import Game, Move
 
-from .celery_helpers import client_for, requires_redis, wait_for, worker  # noqa: F401 (fixture)
-from .games_support import (  # noqa: F401 (fixture)
-    assert_every_bot_moved_without_the_timer,
-    by_seat,
-    clients,
-    game_url,
-    play_seat_zero_to_the_end,
-    refused,
-    start_against_every_bot_level,
-    start_table,
-    verified,
-)
+from .celery_helpers import client_for, requires_redis
+from .games_support import by_seat, game_url, play_against_bots, refused, start_table, verified
 
 GAMES = "/api/v1/games"
 
@@ -168,8 +158,6 @@ def test_one_human_and_bots_of_every_level_play_a_play_uno_com_game_to_the_end(w
     free Wild Draw Fours, colours named for a first wild) with no call but the human's."""
     _, token = make_player("hugo")
     hugo = client_for(token)
-    worker.start()
-    gid = start_against_every_bot_level(hugo, "play_uno_com", {"rounds": 2})
     rng = random.Random(4)
     def choose(g: dict) -> dict:
         legal = g["legal_actions"]
@@ -178,9 +166,8 @@ def test_one_human_and_bots_of_every_level_play_a_play_uno_com_game_to_the_end(w
         plays = [a for a in legal if a["type"] in ("play", "choose_color")]
         return (replays or [rng.choice(plays or legal)])[0]
 
-    g = play_seat_zero_to_the_end(hugo, gid, choose, seconds=150)
+    gid, g = play_against_bots(worker, hugo, "play_uno_com", {"rounds": 2}, choose, seconds=150)
     assert g["winner"]["seat"] in range(5)
-    assert_every_bot_moved_without_the_timer(gid)
     moves = list(Move.objects.filter(game_id=gid).order_by("seq"))
     # the log replayed through the engine: the decisions each seat answered
     game = Game.objects.get(pk=gid)
@@ -194,4 +181,3 @@ def test_one_human_and_bots_of_every_level_play_a_play_uno_com_game_to_the_end(w
     assert state.to_dict() == game.state
     assert "replay" in answered, answered  # a Replay was played and its player played on
     assert "challenge" not in {m.action["type"] for m in moves}
-    assert f"game {gid}: OK" in verified(gid)
