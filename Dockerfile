@@ -7,6 +7,11 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 COPY . /src
 RUN pip wheel --no-deps --wheel-dir /wheels /src
+# The documentation site (docs/, mkdocs.yml), built strictly as `make run` builds it; the
+# web process serves it at /docs/ (DOCS_SITE_DIR)
+ENV NO_MKDOCS_2_WARNING=1
+RUN pip install "mkdocs>=1.6,<2" "mkdocs-material>=9.5" \
+    && mkdocs build --strict --quiet --config-file /src/mkdocs.yml --site-dir /site
 
 FROM python:3.11-slim
 
@@ -17,11 +22,15 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DJANGO_SETTINGS_MODULE=config.settings \
     PORT=8000 \
     STATIC_ROOT=/app/staticfiles \
-    RUN_DIR=/app/.run
+    RUN_DIR=/app/.run \
+    DOCS_SITE_DIR=/app/site
 
 # Install the project's wheel (and its dependencies); only the installed copy is imported.
 COPY --from=build /wheels /wheels
 RUN pip install /wheels/*.whl && rm -rf /wheels
+
+# The documentation site, served at /docs/.
+COPY --from=build /site /app/site
 
 # gunicorn's settings (workers, limits, problem+json errors), read from the working directory.
 COPY --from=build /src/config/gunicorn.conf.py /app/gunicorn.conf.py
