@@ -40,7 +40,11 @@ OFFLINE = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", 
 
 
 def run(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        output = b"".join(part or b"" for part in (exc.stdout, exc.stderr)).decode(errors="replace")
+        pytest.fail(f"{' '.join(cmd)} did not end within {timeout} s:\n{output[-3000:]}")
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +139,7 @@ def test_a_generated_typescript_client_compiles_strictly_and_plays_a_game(node_m
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
 
     prefix = f"ts{uuid.uuid4().hex[:8]}"
-    played = run(["node", "dist/bot.js", gunicorn.url, prefix], tmp_path, timeout=600)
+    played = run(["node", "dist/bot.js", gunicorn.url, prefix], tmp_path, timeout=300)
     assert played.returncode == 0, played.stdout[-3000:] + played.stderr[-3000:] + gunicorn.output()
     out = json.loads(played.stdout.strip().splitlines()[-1])
 
@@ -167,6 +171,7 @@ def test_a_generated_typescript_client_compiles_strictly_and_plays_a_game(node_m
     assert [m["seq"] for m in moves] == list(range(1, game.version + 1))
     assert [raw["id"] for raw in out["stream"] if raw["event"] == "message"] == [str(m["seq"]) for m in moves]
     assert out["recorded_actions"][0] == "start" and len(out["recorded_actions"]) == game.version
-    assert "game" in {name for name, _ in stream}  # bob's join: a change without a move
+    changes = [data for name, data in stream if name == "game"]  # bob's join: a change without a move
+    assert changes and changes[0]["game"]["players"][1]["username"] == names[1]
     print(f"game {game.pk}: {out['posted']} actions posted by the TypeScript bot; feed {len(feed)} events "
           f"({', '.join(sorted(set(kinds)))}), stream {len(stream)} events; pendings seen: {out['pendings']}")

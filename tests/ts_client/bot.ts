@@ -123,20 +123,24 @@ function streamEvent(e: Raw): Received<StreamData> {
   throw new Error(`the game's stream sent an event the schema does not list: ${e.event} (${Object.keys(STREAM_EVENTS)})`);
 }
 
-/** Read a `text/event-stream` body until it ends or is aborted, each event to `onEvent`. */
-async function read(body: NonNullable<Response["body"]>, onEvent: (e: Raw) => void): Promise<void> {
+/** Read a `text/event-stream` body, each event to `onEvent`, until it ends or `close` is
+ * called (which cancels the body: the connection is closed). */
+function read(body: NonNullable<Response["body"]>, onEvent: (e: Raw) => void): { done: Promise<void>; close: () => Promise<void> } {
   const reader = body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream()).getReader();
-  try {
+  const done = (async () => {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
       const message: EventSourceMessage = value;
       onEvent({ event: message.event ?? "message", id: message.id, data: message.data });
     }
-  } catch (error) {
-    if (error instanceof Error && error.name === "AbortError") return;
-    throw error;
-  }
+  })();
+  return { done, close: () => reader.cancel() };
+}
+
+/** Progress, on stderr (what a run that hangs was doing). */
+function step(what: string): void {
+  console.error(`${new Date().toISOString()} ${what}`);
 }
 
 async function until(what: string, done: () => boolean, seconds = 30): Promise<void> {
@@ -186,27 +190,30 @@ async function main(): Promise<void> {
   if (!created.data) failed("create", created.response, created.error);
   const game_id = created.data.id;
   const ruleset: Schemas["RulesetEnum"] = created.data.ruleset;
+  step(`game ${game_id} created`);
 
   // alice's feed and a spectator's view of the game's stream, read beside the game
-  const stop = new AbortController();
   const feed: Raw[] = [];
   const stream: Raw[] = [];
-  const feedResponse = await alice.GET("/api/v1/players/me/events", { parseAs: "stream", signal: stop.signal });
+  const feedResponse = await alice.GET("/api/v1/players/me/events", { parseAs: "stream" });
   const streamResponse = await watcher.GET("/api/v1/games/{game_id}/events", {
     params: { path: { game_id } },
     parseAs: "stream",
-    signal: stop.signal,
   });
   if (!feedResponse.data) failed("open the feed", feedResponse.response, feedResponse.error);
   if (!streamResponse.data) failed("open the game's stream", streamResponse.response, streamResponse.error);
-  const reading = Promise.all([
-    read(feedResponse.data, (e) => feed.push(e)),
-    read(streamResponse.data, (e) => stream.push(e)),
-  ]);
+  const readers = [read(feedResponse.data, (e) => feed.push(e)), read(streamResponse.data, (e) => stream.push(e))];
+  step("the feed and the game's stream are open");
   await new Promise((resolve) => setTimeout(resolve, 1000)); // (the feed follows alice's games from now on)
 
   const join = await bob.POST("/api/v1/games/{game_id}/join", { params: { path: { game_id } } });
   if (!join.data) failed("join", join.response, join.error);
+  await until("the join on the game's stream", () =>
+    stream.some((e) => {
+      const received = streamEvent(e);
+      return received.event === "game" && received.data.game.players.length === 2;
+    }),
+  );
   const start = await alice.POST("/api/v1/games/{game_id}/start", { params: { path: { game_id } } });
   if (!start.data) failed("start", start.response, start.error);
 
@@ -252,6 +259,7 @@ async function main(): Promise<void> {
     if (!result.data) failed(`post ${action.type}`, result.response, result.error);
     if (result.data.game.version !== actor.version + 1) throw new Error("the version did not grow by one");
     posted += 1;
+    if (posted % 25 === 0) step(`${posted} actions posted`);
     if (posted >= 2000) throw new Error("the game did not finish");
   }
 
@@ -280,6 +288,7 @@ async function main(): Promise<void> {
 
   // the streams: alice's game_finished, and the spectator's last move
   const finalVersion = last.version;
+  step(`the game is over at version ${finalVersion}; waiting for the streams`);
   await until("the feed's game_finished", () => feed.some((e) => e.event === "game_finished"));
   await until("the stream's last move", () =>
     stream.some((e) => {
@@ -287,8 +296,9 @@ async function main(): Promise<void> {
       return received.event === "message" && received.data.version === finalVersion;
     }),
   );
-  stop.abort();
-  await reading;
+  await Promise.all(readers.map((r) => r.close()));
+  await Promise.all(readers.map((r) => r.done));
+  step("the streams are closed");
 
   const decisions: Schemas["DecisionEnum"][] = [];
   let winner: number | null = null;
