@@ -53,6 +53,9 @@ def node_modules() -> Path:
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
     if missing:
         pytest.skip(f"{' and '.join(missing)} not installed: the generated TypeScript client is not tested")
+    version = run(["node", "--version"], ROOT, timeout=30).stdout.strip()  # e.g. v20.20.2
+    if int(version.lstrip("v").split(".")[0]) < 18:
+        pytest.skip(f"node {version}: the bot needs node 18 or later (fetch, web streams)")
     lock = (PROJECT / "package-lock.json").read_text()
     installed = CACHE / "installed-lock.json"  # the lock of the last complete install
     if not (installed.exists() and installed.read_text() == lock and (CACHE / "node_modules").is_dir()):
