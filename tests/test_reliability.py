@@ -62,9 +62,10 @@ def moves_on(gid: int, by: int, timeout: float, message: str) -> int:
 def test_a_killed_pool_process_neither_freezes_the_worker_nor_loses_its_task(tmp_path, make_player):
     """Prefork on Redis: kill -9 a pool process in the middle of a game.  The worker
     replaces it, the task it was running goes back to the queue (acks_late +
-    reject_on_worker_lost) and the game moves again within 5 s, with no beat running:
-    the worker recovers by itself."""
-    recovery = 5  # seconds (no beat, no sweep: the redelivered task moves the game)
+    reject_on_worker_lost) and the game moves again, with no beat running: the worker
+    recovers by itself.  (The pool notices a killed process's job 4.5-5.3 s after the
+    kill here, loaded or not; nothing but the redelivered task can move the game.)"""
+    recovery = 15  # seconds (no beat, no sweep: the redelivered task moves the game)
     with celery_worker(tmp_path, concurrency=2, UNO_BOT_THINK_SECONDS=0, UNO_HARD_BUDGET_MS=100) as worker:
         gid = robots_only_game(make_player, ["hard", "hard", "hard"])
         moves_on(gid, 3, timeout=30, message="the game under way")
