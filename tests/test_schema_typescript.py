@@ -29,7 +29,6 @@ import requests
 
 from games.models import Game, Move
 from tests.server_support import ROOT
-from tests.server_support import gunicorn  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -124,7 +123,7 @@ def check_events(received: list[dict], validators: dict) -> list[tuple[str, dict
     return out
 
 
-def test_a_generated_typescript_client_compiles_strictly_and_plays_a_game(node_modules, gunicorn, tmp_path):  # noqa: F811
+def test_a_generated_typescript_client_compiles_strictly_and_plays_a_game(node_modules, gunicorn, tmp_path):
     response = requests.get(f"{gunicorn.url}/api/schema/", params={"format": "json"}, timeout=30)
     assert response.status_code == 200
     schema = response.json()
