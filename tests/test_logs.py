@@ -125,7 +125,7 @@ def test_a_game_started_and_finished_is_info(tmp_path):
     assert {r["level"] for r in lines} == {"INFO"}
     assert started == f"game {gid} started: standard, 2 seats (1 bots)"
     assert re.fullmatch(rf"game {gid} finished: standard, 2 seats \(1 bots\), won by seat [01]; \d+ moves, "
-                        r"1 round\(s\)", finished), finished
+                        r"\d+ round\(s\)", finished), finished
 
 
 def test_with_log_format_json_every_line_of_the_web_process_is_json(tmp_path):
