@@ -644,10 +644,16 @@ class Stack:
         for i, port in enumerate(self.web_ports, 1):
             cmd, env = self.web_cmd(port)
             out.append(Program(f"web{i}", cmd, env, logs / f"web{i}.log", self.app, port=port))
+        # the task lines that task_log() reads ("Task ... succeeded in Xs") are DEBUG records
+        # of celery.app.trace (config/logs.py): a worker asked for INFO shows them
+        worker_env = self.env
+        if self.cfg.worker_loglevel.upper() in ("INFO", "DEBUG"):
+            worker_env = dict(self.env, LOG_LEVELS=",".join(
+                filter(None, [self.env.get("LOG_LEVELS", ""), "celery.app.trace=DEBUG"])))
         for i in range(1, self.cfg.workers + 1):
             out.append(Program(f"w{i}", [celery, "-A", "config", "worker", "--concurrency", str(self.cfg.concurrency),
                                          "-n", f"w{i}@%h", "--loglevel", self.cfg.worker_loglevel],
-                               self.env, logs / f"w{i}.log", self.app))
+                               worker_env, logs / f"w{i}.log", self.app))
         if self.cfg.beat:
             out.append(Program("beat", [celery, "-A", "config", "beat", "-s", str(self.base / "run" / "beat-schedule"),
                                         "--loglevel", "INFO"], self.env, logs / "beat.log", self.app))
