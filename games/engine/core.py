@@ -57,13 +57,7 @@ def legal_moves(state: State, rules: Rules, seat: int) -> list[tuple]:
     if state.eliminated and seat in state.eliminated:
         return []  # a seat out of the game (``scoring: elimination``) acts no more
     out: list[tuple] = []
-    stack = state.stack
-    if stack:
-        top = stack[-1]
-        owner = top.seat
-    else:
-        top = rules.turn
-        owner = state.current
+    top, owner = top_and_owner(state, rules)
     is_owner = seat == owner
     if is_owner:
         top.moves(state, rules, seat, out)
@@ -86,13 +80,7 @@ def execute(state: State, rules: Rules, seat: int, move: tuple, ev: Events) -> N
     before it: their close rules run once it applied (it applies exactly as listed)."""
     kind = move[0]
     open_before = state.windows[:] if state.windows and rules.opens_windows and kind in rules.in_turn else None
-    stack = state.stack
-    if stack:
-        top = stack[-1]
-        owner = top.seat
-    else:
-        top = rules.turn
-        owner = state.current
+    top, owner = top_and_owner(state, rules)
     handler = top.handlers.get(kind) if seat == owner else None
     if handler is not None:
         handler(state, rules, seat, move, ev, top)

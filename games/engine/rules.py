@@ -122,8 +122,9 @@ Handler = Callable[["State", "Rules", int, tuple, Any, Any], None]
 DECISIONS: dict[str, type[Decision]] = {}
 
 
-class Decision:
-    """Base of the decision types (see the module docstring)."""
+class Decision(ABC):
+    """Base of the decision types (see the module docstring): a type must say what its
+    owner may do (``moves``) and what the timer does for it (``expire``)."""
 
     __slots__ = ("seat",)
     #: registry key and the ``type`` of the saved form and of ``pending``
@@ -163,9 +164,9 @@ class Decision:
             DECISION_LOADERS[cls.name] = cls.from_dict
 
     # -- what ---------------------------------------------------------------------------
+    @abstractmethod
     def moves(self, state: State, rules: Rules, seat: int, out: list) -> None:
         """Append ``seat``'s legal moves (``Action`` keys) to ``out``, in listing order."""
-        raise NotImplementedError
 
     def explain(self, state: State, rules: Rules, seat: int, move: tuple) -> str | None:
         """Why ``move`` (of an action type this decision accepts) is refused now, or
@@ -176,10 +177,10 @@ class Decision:
         """The view's ``pending`` while this decision is on top (secrets left out)."""
         return {"type": self.name, "seat": self.seat}
 
+    @abstractmethod
     def expire(self, state: State, rules: Rules, seat: int, ev: Events) -> None:
         """What the server does for ``seat`` when its deadline passes: one step (the
         timer repeats it while the seat still owes a decision of the same round)."""
-        raise NotImplementedError
 
     def seconds(self, state: State) -> float | None:
         """How long its owner has for it when its deadline is its own (a window's length
@@ -222,8 +223,9 @@ class Decision:
         return f"{type(self).__name__}({self.to_dict()})"
 
 
-class Window:
-    """A decision several seats may act on at once (see the module docstring).
+class Window(ABC):
+    """A decision several seats may act on at once (see the module docstring): a type
+    must list its moves (``moves``) and apply them (``apply``).
 
     Standing windows are instances in ``Rules.windows``; stored ones are also
     :class:`Decision` instances saved in ``State.windows``."""
@@ -234,10 +236,10 @@ class Window:
     #: the deadline kind of the seats that owe it (None: nobody owes it, it is a chance)
     timer: ClassVar[str | None] = None
 
+    @abstractmethod
     def moves(self, state: State, rules: Rules, seat: int, top: Any, is_owner: bool, out: list) -> None:
         """Append ``seat``'s moves in this window (``top``: the decision on top of the
         stack, which ``seat`` owes if ``is_owner``)."""
-        raise NotImplementedError
 
     def takes(self, state: State, rules: Rules, seat: int, move: tuple) -> bool:
         """Whether this window answers ``seat``'s ``move`` (of one of its action types):
@@ -248,8 +250,9 @@ class Window:
         self.moves(state, rules, seat, top, seat == (top.seat if stack else state.current), out)  # type: ignore[union-attr]
         return move in out
 
+    @abstractmethod
     def apply(self, state: State, rules: Rules, seat: int, move: tuple, ev: Events) -> None:
-        raise NotImplementedError
+        """Apply ``seat``'s ``move``, which this window takes."""
 
     def might_take(self, state: State, rules: Rules, seat: int, move: tuple) -> bool:
         """Whether ``move`` is the kind of move this window offers ``seat`` at all
@@ -265,7 +268,8 @@ class Window:
 
     def expire(self, state: State, rules: Rules, seat: int, ev: Events) -> None:
         """What the timer does for ``seat``, which owes this window, when its
-        deadline (of kind ``timer``) passes."""
+        deadline (of kind ``timer``) passes (a window that nobody owes, a chance, has
+        none)."""
         raise NotImplementedError
 
     def seconds(self, state: State) -> float | None:
@@ -307,17 +311,18 @@ class StoredWindow(Window, Decision):
         ``State.windows``."""
 
 
-class Module:
+class Module(ABC):
     """A rule module: the options it plays and how it edits the rules.
 
-    Subclasses declare ``options`` (their :class:`OptionSpec`) and override
+    Subclasses declare ``options`` (their :class:`OptionSpec`) and must define
     ``install``; the catalogue lists the modules in the order they install."""
 
     name: ClassVar[str] = ""
     options: ClassVar[tuple[OptionSpec, ...]] = ()
 
+    @abstractmethod
     def install(self, rules: Rules) -> None:
-        raise NotImplementedError
+        """Edit ``rules``: the module's decisions, handlers, windows, effects."""
 
     def validate(self, opts: dict[str, Any], given: Any) -> None:
         """Refuse option values that make no sense together, raising ``InvalidOptions``
@@ -340,8 +345,9 @@ class Module:
         return base
 
 
-class Family:
-    """The base of the game families: every hook a family must or may define.
+class Family(ABC):
+    """The base of the game families: every hook a family must (the abstract methods:
+    ``install``, ``start_game``, ``playable``) or may define.
 
     A family says how a game of it is set up, played and ended; a preset is
     configuration of one (``config.Preset``: a base deck, a seat range, option values).
@@ -367,9 +373,9 @@ class Family:
     #: why a play of a card that names no colour is refused with a ``color``
     no_color: ClassVar[str] = "only a wild card takes a 'color'"
 
+    @abstractmethod
     def install(self, rules: Rules) -> None:
         """The family's base rules (its turn decision, its cards' effects...)."""
-        raise NotImplementedError
 
     def deck_parts(self, opts: dict) -> tuple[str, ...]:
         """The deck parts the options add to the preset's base deck: its modules', in
@@ -383,14 +389,14 @@ class Family:
             base = module.base_deck(base, opts)
         return base
 
+    @abstractmethod
     def start_game(self, state: State, rules: Rules, ev: Events) -> None:
         """Set up a new game (dealer, first round...)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def playable(self, deck: Deck, color: str | None, rank: str) -> frozenset[int]:
         """The matching rule: the cards that may be played on a top card of ``rank``
         with ``color`` in force (memoised by ``Rules.playable_on``)."""
-        raise NotImplementedError
 
     def play_takes_color(self, rules: Rules, seat: int, card: int, hand_size: int) -> bool:
         """Whether a play of ``card`` names a colour (a wild)."""

@@ -46,6 +46,7 @@ Decisions where the sources are silent, as this module plays them:
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any
 
 from ..actions import Action
@@ -144,8 +145,9 @@ class Aimed(Decision):
         what = "the Skip" if self.kind == SKIP else f"the {self.amount}-card penalty"
         return f"{self.what()}: accept {what} ({self.accept_move.type}) or send it back with a Renvoi"
 
+    @abstractmethod
     def what(self) -> str:
-        raise NotImplementedError
+        """Who aimed the effect at its owner, for a refusal (``seat 2 skipped you``)."""
 
     def public(self, state: State) -> dict | None:
         return {"type": self.name, "seat": self.seat, "by": self.by}
