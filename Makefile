@@ -44,19 +44,23 @@ run: venv
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	DOCS_SITE_DIR=$(DOCS_SITE_DIR) exec scripts/run.sh
 
-# The test database (test_uno) is created and dropped by pytest-django.
-# Redis db 15 is flushed between tests: point TEST_REDIS_URL at a scratch db.
+# The test databases (test_uno_gw0, test_uno_gw1...) are created and dropped by pytest-django.
+# The PostgreSQL stage runs on PG_TEST_WORKERS processes (pytest-xdist, a test file's tests
+# together), each with its own database and Redis db (tests/parallel_env.py: db 15 for the
+# first, 14 for the second...), flushed between tests: point TEST_REDIS_URL at scratch dbs.
 # Then the tests marked `concurrency` run again on the embedded default (SQLite file
 # in TEST_SQLITE_DIR, filesystem broker, no Redis), as `make run` uses it.
 TEST_SQLITE_DIR ?= .run/test-sqlite
 # The engine's tests (tests/engine: pure Python, no database, no shared state) run first,
-# spread over ENGINE_TEST_WORKERS processes (pytest-xdist); the rest in one process.
+# spread over ENGINE_TEST_WORKERS processes (pytest-xdist).
 ENGINE_TEST_WORKERS ?= 2
+PG_TEST_WORKERS ?= 2
 test: venv
 	$(BIN)/python scripts/wait_for.py --timeout 10 127.0.0.1:5432 127.0.0.1:6379
 	$(BIN)/mkdocs build --strict --quiet --site-dir $(abspath .run/test-site)
 	$(BIN)/pytest -n $(ENGINE_TEST_WORKERS) tests/engine $(PYTEST_ARGS)
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest --ignore=tests/engine $(PYTEST_ARGS)
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) PYTHONPATH=$(CURDIR) \
+		$(BIN)/pytest -p tests.parallel_env -n $(PG_TEST_WORKERS) --dist loadfile --ignore=tests/engine $(PYTEST_ARGS)
 	rm -rf $(TEST_SQLITE_DIR) && mkdir -p $(TEST_SQLITE_DIR)
 	DATABASE_URL=sqlite:///$(abspath $(TEST_SQLITE_DIR))/db.sqlite3 REDIS_URL= RUN_DIR=$(abspath $(TEST_SQLITE_DIR))/run \
 		$(BIN)/pytest -m concurrency --ignore=tests/engine $(PYTEST_ARGS)
