@@ -451,8 +451,8 @@ def score_table(game: Game) -> dict[str, Any]:
         "scoring": game.resolved_options.get("scoring", "per_play"),
         "target_score": None if game.resolved_options.get("rounds") else game.resolved_options.get("target_score"),
         "rounds_to_play": game.resolved_options.get("rounds"),
-        "players": [{"seat": s.seat, "username": s.player.username if s.player_id else None, "is_bot": s.is_bot}
-                    for s in seats],
+        "players": [{"seat": s.seat, "username": s.player.username if s.player_id else None, "is_bot": s.is_bot,
+                     "bot_level": s.bot_level or None} for s in seats],
         "rounds": rows,
         "totals": totals,
         "plays": plays,

@@ -332,6 +332,7 @@ class ScoresSeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     username = serializers.CharField(allow_null=True, help_text="Null for a bot seat.")
     is_bot = serializers.BooleanField()
+    bot_level = serializers.ChoiceField(choices=BOT_LEVELS, allow_null=True, help_text="A bot seat's strength.")
 
 
 class ScoresSerializer(serializers.Serializer):

@@ -977,6 +977,18 @@ def test_scores_with_a_low_target(clients):
     assert table["winner_seat"] == table["totals"].index(min(table["totals"]))
 
 
+def test_the_score_tables_seats_name_the_players_and_the_bots_levels(clients):
+    (alice,) = clients(1)
+    gid = create_game(alice, bots=[{"level": "hard"}, {"level": "easy"}])["id"]
+    table = assert_json(alice.get(game_url(gid, "scores")), 200)
+    name = assert_json(alice.get(ME), 200)["username"]
+    assert table["players"] == [
+        {"seat": 0, "username": name, "is_bot": False, "bot_level": None},
+        {"seat": 1, "username": None, "is_bot": True, "bot_level": "hard"},
+        {"seat": 2, "username": None, "is_bot": True, "bot_level": "easy"},
+    ]
+
+
 def test_scores_unknown_game_and_credentials(clients, api):
     (alice,) = clients(1)
     assert_problem(alice.get(game_url(999999, "scores")), 404, "not_found")
