@@ -9,10 +9,12 @@ card somewhere, so the arranged state conserves the deck like a dealt one.
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from typing import Any, Iterable
 
-from games.engine import EngineError, State, action_key, apply, build_rules, get_deck, legal_actions, new_game
+from games.bots import choose
+from games.engine import EngineError, State, action_key, apply, build_rules, get_deck, legal_actions, new_game, observe
 from tests.presets_support import short
 
 DECK = get_deck("standard_108")
@@ -273,6 +275,28 @@ def card_in(state: State, seat: int, name: str, nth: int = 0) -> int:
     if len(found) <= nth:
         raise KeyError(f"seat {seat} holds no {name!r} (hand: {[cards[c].name for c in state.hands[seat]]})")
     return found[nth]
+
+
+def plays_of(state: State, seat: int) -> list[str]:
+    """The names (the game's own deck's ``Card.name``) of the cards ``seat`` may play now,
+    in listing order, once each."""
+    cards = game_deck(state).cards
+    out: list[str] = []
+    for a in legal_actions(state, seat):
+        if a["type"] == "play" and cards[a["card"]].name not in out:
+            out.append(cards[a["card"]].name)
+    return out
+
+
+def assert_bot_answers_legally(level: str, positions: Iterable[tuple[State, int]], tries: int = 5) -> None:
+    """The bot of ``level``, asked ``tries`` times (rngs seeded 0, 1, ...) for the decision
+    of ``seat`` in each (state, seat) of ``positions``, picks one of its legal actions."""
+    for state, seat in positions:
+        for k in range(tries):
+            rng = random.Random(k)
+            legal = legal_actions(state, seat)
+            pick = choose(level, observe(state, seat, rng), seat, legal, rng, budget_ms=5)
+            assert pick in legal
 
 
 def play_to_the_end(state: State, rnd) -> list[tuple[int, dict]]:

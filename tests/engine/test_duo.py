@@ -47,6 +47,7 @@ from .helpers import (
     ev_types,
     game_deck,
     only,
+    plays_of,
     touch,
 )
 from .test_core import check_copy_then_push, random_step
@@ -127,14 +128,6 @@ def play(state: State, seat: int, card_name: str, **extra) -> list[dict]:
 
 def act(state: State, seat: int, kind: str, **fields) -> list[dict]:
     return apply(state, seat, {"type": kind, **fields})
-
-
-def plays_of(state: State, seat: int) -> list[str]:
-    out: list[str] = []
-    for a in legal_actions(state, seat):
-        if a["type"] == "play" and name(state, a["card"]) not in out:
-            out.append(name(state, a["card"]))
-    return out
 
 
 def kinds(state: State, seat: int) -> list[str]:

@@ -35,7 +35,7 @@ from games.engine import (
 from games.engine.uno.wild_draw_four import bluffed, guilty
 
 from . import test_properties as properties
-from .helpers import arrange_game, assert_game_conserved, assert_refused, ev_types, only
+from .helpers import arrange_game, assert_game_conserved, assert_refused, ev_types, only, plays_of, types
 from .test_core import check_copy_then_push
 
 BLUFF = {"wild_draw_four": "bluff"}
@@ -60,18 +60,6 @@ def play(state: State, seat: int, card_name: str, **extra) -> list[dict]:
     return apply(state, seat, {"type": "play", "card": cid(state, seat, card_name), **extra})
 
 
-def plays_of(state: State, seat: int) -> list[str]:
-    out: list[str] = []
-    for a in legal_actions(state, seat):
-        if a["type"] == "play" and name(state, a["card"]) not in out:
-            out.append(name(state, a["card"]))
-    return out
-
-
-def types_of(state: State, seat: int) -> set[str]:
-    return {a["type"] for a in legal_actions(state, seat)}
-
-
 def hand_names(state: State, seat: int) -> list[str]:
     return [name(state, c) for c in state.hands[seat]]
 
@@ -91,7 +79,7 @@ def test_bluff_a_wild_draw_four_may_be_played_while_other_cards_are_playable_and
                              "challengeable": True, "guilty": True, "prev_color": "red", "prev_rank": "3"}
     assert view(state, 1)["pending"] == {"type": "penalty", "seat": 1, "amount": 4, "kind": "wild_draw_four",
                                          "challengeable": True}
-    assert "challenge" in types_of(state, 1)
+    assert "challenge" in types(state, 1)
 
 
 def test_bluff_a_challenged_bluffer_draws_4_plus_2_and_the_challenger_plays_on():
@@ -257,7 +245,7 @@ def test_replay_the_player_then_plays_again_at_once_same_colour_another_replay_o
     assert ev_types(ev) == ["play"] and state.actor() == 0
     assert view(state, 1)["pending"] == {"type": "replay", "seat": 0}
     assert plays_of(state, 0) == ["red 7", "blue replay", "wild", "wild_draw_four"]
-    assert "draw" not in types_of(state, 0) and legal_actions(state, 0)[-1] == {"type": "end_turn"}
+    assert "draw" not in types(state, 0) and legal_actions(state, 0)[-1] == {"type": "end_turn"}
     for other in ("blue 7", "green 3", "yellow 9"):
         exc = assert_refused(state, 0, {"type": "play", "card": cid(state, 0, other)}, IllegalMove)
         assert exc.detail == "after a Replay play a red card, another Replay or a Wild, or end_turn"
