@@ -619,14 +619,12 @@ def test_checked_random_games(name, preset, options, seats):
     through the fast path, to the same state) and unlisted ones refused with the state
     untouched; views and events show no hidden card; then the game ends with a
     consistent result, survives a JSON round trip and replays exactly."""
-    for seed in range(CHECKED_GAMES):
-        properties.play_checked_game(preset, options, seats, seed)
+    properties.play_checked_games(preset, options, seats, CHECKED_GAMES)
 
 
 @properties.by_option_set(COMBOS[:4])
 def test_checked_multi_round_game(name, preset, options, seats):
-    state = properties.play_checked_game(preset, {**options, "target_score": 200}, seats, 7, full=True)
-    assert state.winner is not None
+    properties.play_checked_whole_game(preset, options, seats, 7, target_score=200)
 
 
 def _pause_is_owed(state: State, events: list[dict], round_before: int) -> None:

@@ -383,6 +383,21 @@ def play_checked_game(preset: str, options: dict, seats: int, seed: int, full: b
     return state
 
 
+def play_checked_games(preset: str, options: dict, seats: int, games: int) -> None:
+    """``games`` checked games of one round (:func:`play_checked_game`), dealt from the
+    seeds 0, 1, ... ``games - 1``."""
+    for seed in range(games):
+        play_checked_game(preset, options, seats, seed)
+
+
+def play_checked_whole_game(preset: str, options: dict, seats: int, seed: int, target_score: int) -> State:
+    """One checked whole game (:func:`play_checked_game`, ``full``) played to
+    ``target_score``; it ends with a winner.  Returns its final state."""
+    state = play_checked_game(preset, {**options, "target_score": target_score}, seats, seed, full=True)
+    assert state.winner is not None
+    return state
+
+
 class Before(NamedTuple):
     """What a state was as an action was posted (for a combination's own checks)."""
     round: int

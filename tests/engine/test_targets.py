@@ -600,8 +600,7 @@ def test_checked_random_games(name, preset, options, seats):
     """After every action: cards conserved (the deck's own size); every listed action
     accepted (validated and fast path, same state), unlisted ones refused untouched; views
     and events hide every card; the game ends consistently, round-trips JSON, replays."""
-    for seed in range(CHECKED_GAMES):
-        properties.play_checked_game(preset, options, seats, seed)
+    properties.play_checked_games(preset, options, seats, CHECKED_GAMES)
 
 
 @properties.by_option_set(COMBOS)

@@ -550,14 +550,12 @@ def test_checked_random_games(name, preset, options, seats):
     accepted, validated and through the fast path, to the same state; unlisted ones
     refused with the state untouched; views and events hide; the game ends consistently,
     survives a JSON round trip and replays exactly."""
-    for seed in range(CHECKED_GAMES):
-        properties.play_checked_game(preset, options, seats, seed)
+    properties.play_checked_games(preset, options, seats, CHECKED_GAMES)
 
 
 @properties.by_option_set(COMBOS[:2])
 def test_checked_multi_round_game(name, preset, options, seats):
-    state = properties.play_checked_game(preset, {**options, "target_score": 200}, seats, 11, full=True)
-    assert state.winner is not None
+    properties.play_checked_whole_game(preset, options, seats, 11, target_score=200)
 
 
 @properties.by_option_set(COMBOS)
