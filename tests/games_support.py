@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
 from rest_framework.test import APIClient
 
 from games import engine, services
@@ -94,6 +95,18 @@ def refused(client: APIClient, gid: int, body: Any, status: int, code: str, *, r
     problem = assert_problem(r, status, code)
     assert_unchanged(gid, snap)
     return problem
+
+
+def assert_move_statements(lock: str, seats: str, insert: str, update: str, *, lock_tail: str) -> None:
+    """The statements of a move (or of a batch of moves) on the games' tables, in order:
+    the games read and locked (``lock`` ends with ``lock_tail`` where the database has
+    row locks), their seats read, the moves inserted, the games updated."""
+    assert lock.startswith("SELECT") and '"games_game"' in lock
+    if connection.features.has_select_for_update:
+        assert lock.endswith(lock_tail)
+    assert seats.startswith("SELECT") and '"games_seat"' in seats
+    assert insert.startswith('INSERT INTO "games_move"')
+    assert update.startswith('UPDATE "games_game"')
 
 
 def true_state(gid: int) -> engine.State:

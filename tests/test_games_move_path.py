@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from games import selectors, services, signals
 from games.models import Game, Seat
 from players.models import Webhook
-from tests.games_support import by_seat, clients, game_url, start_table  # noqa: F401 (fixture)
+from tests.games_support import assert_move_statements, by_seat, clients, game_url, start_table  # noqa: F401 (fixture)
 from tests.helpers import assert_problem
 
 pytestmark = [pytest.mark.django_db, pytest.mark.concurrency]
@@ -62,12 +62,7 @@ def test_a_move_locks_reads_seats_records_and_saves_in_four_statements(clients):
     statements = game_statements(captured)
     assert len(statements) == 4, statements
     lock, seat_read, insert, update = statements
-    assert lock.startswith("SELECT") and "games_game" in lock
-    if connection.features.has_select_for_update:
-        assert lock.endswith("FOR UPDATE")
-    assert seat_read.startswith("SELECT") and "games_seat" in seat_read
-    assert insert.startswith('INSERT INTO "games_move"')
-    assert update.startswith('UPDATE "games_game"')
+    assert_move_statements(lock, seat_read, insert, update, lock_tail="FOR UPDATE")
     # the columns that do not change with a move are not rewritten
     for unchanged in ("options", "resolved_options", "seed", "creator_id", "ruleset", "created_at"):
         assert f'"{unchanged}" =' not in update

@@ -25,6 +25,7 @@ from players.models import Webhook
 
 from .celery_helpers import redis_broker  # noqa: F401 (fixture)
 from .celery_helpers import celery_beat, celery_worker, queued_tasks, requires_redis, wait_for
+from .games_support import assert_move_statements
 
 ON_POSTGRES = pytest.mark.skipif("connection.vendor != 'postgresql'", reason="row locks: PostgreSQL only")
 
@@ -46,6 +47,18 @@ def started_duels(make_player, n: int, turn_seconds: int | None = 60, bots: list
 
 def make_overdue(ids: list[int]) -> None:
     Game.objects.filter(pk__in=ids).update(deadline=timezone.now() - timedelta(seconds=1))
+
+
+def until_the_bots_owe(ids: list[int]) -> None:
+    """Time each duel of a human and a bot out (the deadline expired, at most three
+    times) until its bot (seat 1) owes the decision."""
+    for gid in ids:
+        for _ in range(3):
+            if Game.objects.get(pk=gid).current_seat == 1:
+                break
+            make_overdue([gid])
+            assert robots.expire_deadline(gid)
+        assert Game.objects.get(pk=gid).current_seat == 1
 
 
 def versions(ids: list[int]) -> dict[int, int]:
@@ -121,12 +134,7 @@ def test_a_batch_writes_each_table_once_whatever_its_size(make_player):
 
     for sqls in (statements(3), statements(12)):
         lock, seats, insert, update, seat_update = sqls
-        assert lock.startswith("SELECT") and '"games_game"' in lock
-        if connection.features.has_select_for_update:
-            assert lock.endswith("FOR UPDATE SKIP LOCKED")
-        assert seats.startswith("SELECT") and '"games_seat"' in seats
-        assert insert.startswith('INSERT INTO "games_move"')
-        assert update.startswith('UPDATE "games_game"')
+        assert_move_statements(lock, seats, insert, update, lock_tail="FOR UPDATE SKIP LOCKED")
         assert seat_update.startswith('UPDATE "games_seat"')
 
 
@@ -217,13 +225,7 @@ def test_an_overdue_decision_owed_by_a_bot_goes_the_bot_path_after_the_humans_ti
     monkeypatch.setitem(robots.BATCH_SIZE, connection.vendor, 2)
     humans = started_duels(make_player, 3)
     bot_games = started_duels(make_player, 3, bots=[{"level": "normal"}])
-    for gid in bot_games:  # until the bot (seat 1) owes the decision
-        for _ in range(3):
-            if Game.objects.get(pk=gid).current_seat == 1:
-                break
-            make_overdue([gid])
-            assert robots.expire_deadline(gid)
-        assert Game.objects.get(pk=gid).current_seat == 1
+    until_the_bots_owe(bot_games)
     before = versions(bot_games)
     # the bots' tasks were lost: their deadlines passed first, the humans' after
     Game.objects.filter(pk__in=bot_games).update(deadline=timezone.now() - timedelta(seconds=5))
@@ -248,13 +250,7 @@ def test_a_crowd_of_lost_bot_tasks_is_queued_for_every_worker_once_not_revived_o
     queue them again; the queued steps, run, make each of those bots move once."""
     settings.UNO_BOT_THINK_SECONDS = 0
     bot_games = started_duels(make_player, 5, bots=[{"level": "normal"}])
-    for gid in bot_games:  # until the bot (seat 1) owes the decision
-        for _ in range(3):
-            if Game.objects.get(pk=gid).current_seat == 1:
-                break
-            make_overdue([gid])
-            assert robots.expire_deadline(gid)
-        assert Game.objects.get(pk=gid).current_seat == 1
+    until_the_bots_owe(bot_games)
     redis.Redis.from_url(redis_broker).delete("celery")  # the flush: their bot steps are lost
     assert queued_tasks() == []
     before = versions(bot_games)
