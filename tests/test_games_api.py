@@ -380,11 +380,19 @@ def test_join_a_running_or_finished_game(clients):
     assert_problem(carol.post(game_url(gid, "join")), 409, "game_not_waiting")
 
 
-def test_join_unknown_game_and_credentials(clients, api):
+def unknown_game_and_no_credentials(clients, api, method: str, tail: str = "") -> int:
+    """``method`` (``"get"``, ``"post"``) on a game's URL ending in ``tail``: 404
+    ``not_found`` for a game that does not exist, 401 ``not_authenticated`` for a real
+    one without credentials.  Returns the real game's id."""
     (alice,) = clients(1)
-    assert_problem(alice.post(game_url(999999, "join")), 404, "not_found")
+    assert_problem(getattr(alice, method)(game_url(999999, tail)), 404, "not_found")
     gid = create_game(alice)["id"]
-    assert_problem(api.post(game_url(gid, "join")), 401, "not_authenticated")
+    assert_problem(getattr(api, method)(game_url(gid, tail)), 401, "not_authenticated")
+    return gid
+
+
+def test_join_unknown_game_and_credentials(clients, api):
+    unknown_game_and_no_credentials(clients, api, "post", "join")
 
 
 def test_leave_a_waiting_game_frees_the_seat(clients):
@@ -494,10 +502,7 @@ def test_player_and_spectator_views(duel):
 
 
 def test_unknown_game_and_credentials(clients, api):
-    (alice,) = clients(1)
-    assert_problem(alice.get(game_url(999999)), 404, "not_found")
-    gid = create_game(alice)["id"]
-    assert_problem(api.get(game_url(gid)), 401, "not_authenticated")
+    gid = unknown_game_and_no_credentials(clients, api, "get")
     assert_problem(api.get(game_url(gid), HTTP_AUTHORIZATION="Token nope"), 401, "authentication_failed")
 
 
@@ -990,10 +995,7 @@ def test_the_score_tables_seats_name_the_players_and_the_bots_levels(clients):
 
 
 def test_scores_unknown_game_and_credentials(clients, api):
-    (alice,) = clients(1)
-    assert_problem(alice.get(game_url(999999, "scores")), 404, "not_found")
-    gid = create_game(alice)["id"]
-    assert_problem(api.get(game_url(gid, "scores")), 401, "not_authenticated")
+    unknown_game_and_no_credentials(clients, api, "get", "scores")
 
 
 def test_profile_counts_games_played_and_won(clients):
