@@ -58,6 +58,12 @@ def create_game(client: APIClient, **body: Any) -> dict:
     return r.json()
 
 
+def options_refused(client: APIClient, body: dict) -> list[str]:
+    """A game created with ``body`` is refused: a 400 problem ``invalid_options``.
+    Returns the fields it names."""
+    return list(assert_problem(client.post(GAMES, body, format="json"), 400, "invalid_options")["fields"])
+
+
 def start_table(players: list[APIClient], **body: Any) -> int:
     """players[0] creates a game for exactly these players, the others join, it starts."""
     body.setdefault("max_players", len(players) + len(body.get("bots", [])))

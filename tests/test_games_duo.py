@@ -18,10 +18,8 @@ from games import engine
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis
-from .games_support import by_seat, fix_seeds, game_url, play_against_bots, refused, start_table, verified
-
-GAMES = "/api/v1/games"
-
+from .games_support import (by_seat, create_game, fix_seeds, game_url, options_refused, play_against_bots, refused,
+                            start_table, verified)
 
 def state_of(gid: int) -> engine.State:
     return engine.State.from_dict(Game.objects.get(pk=gid).state)
@@ -30,17 +28,13 @@ def state_of(gid: int) -> engine.State:
 @pytest.mark.django_db
 def test_duo_is_created_for_two_players_and_refuses_what_makes_no_sense(clients):
     (ann,) = clients(1)
-    r = ann.post(GAMES, {"ruleset": "duo", "max_players": 2}, format="json")
-    assert r.status_code == 201, r.content
-    opts = r.json()["options"]
+    opts = create_game(ann, ruleset="duo", max_players=2)["options"]
     assert (opts["scoring"], opts["stacking"], opts["uno_penalty"], opts["target_score"]) == (
         "lowest_total", "same", 2, 500)
     for body, field in (({"ruleset": "duo", "max_players": 3}, "max_players"),
                         ({"ruleset": "duo", "max_players": 2, "options": {"two_player_replay": False}},
                          "options.two_player_replay")):
-        r = ann.post(GAMES, body, format="json")
-        assert r.status_code == 400 and r.json()["code"] == "invalid_options", r.content
-        assert list(r.json()["fields"]) == [field]
+        assert options_refused(ann, body) == [field]
 
 
 @pytest.mark.django_db

@@ -18,7 +18,8 @@ from games import engine, services
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis
-from .games_support import by_seat, game_url, play_against_bots, refused, start_table, verified
+from .games_support import (by_seat, create_game, game_url, options_refused, play_against_bots, refused, start_table,
+                            verified)
 
 GAMES = "/api/v1/games"
 
@@ -56,9 +57,7 @@ def holds(state: engine.State, seat: int, rank: str) -> bool:
 @pytest.mark.django_db
 def test_the_preset_is_created_with_its_deck_and_options_and_refuses_bad_ones(clients):
     (ann,) = clients(1)
-    r = ann.post(GAMES, {"ruleset": "play_uno_com", "max_players": 10}, format="json")
-    assert r.status_code == 201, r.content
-    opts = r.json()["options"]
+    opts = create_game(ann, ruleset="play_uno_com", max_players=10)["options"]
     assert (opts["replay_cards"], opts["wild_draw_four"], opts["first_wild_draw_four"], opts["dealer"]) == (
         True, "free", "name_color", "random")
     assert opts["scoring"] == "winner_takes" and opts["stacking"] == "off"
@@ -68,9 +67,7 @@ def test_the_preset_is_created_with_its_deck_and_options_and_refuses_bad_ones(cl
                          "options.wild_keeps_color"),
                         ({"ruleset": "standard", "options": {"replay_cards": "yes"}}, "options.replay_cards"),
                         ({"ruleset": "standard", "options": {"dealer": "left"}}, "options.dealer")):
-        r = ann.post(GAMES, body, format="json")
-        assert r.status_code == 400 and r.json()["code"] == "invalid_options", r.content
-        assert list(r.json()["fields"]) == [field]
+        assert options_refused(ann, body) == [field]
 
 
 @pytest.mark.django_db
