@@ -1,3 +1,6 @@
+import contextlib
+from typing import Iterator
+
 from config.problems import PROBLEM_CONTENT_TYPE
 
 
@@ -18,3 +21,22 @@ def assert_json(response, status: int):
     assert response.status_code == status, response.content
     assert response["Content-Type"] == "application/json"
     return response.json()
+
+
+@contextlib.contextmanager
+def migrated_back_to(app: str, migration: str, model: str) -> Iterator[type]:
+    """The database migrated back to ``app``'s ``migration`` for the block, which gets
+    ``model`` as it was then (the historical model, to write rows as they were stored);
+    after the block, whatever happens in it, migrated forward to the latest again (a
+    test with ``django_db(transaction=True)``)."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [(app, migration)]
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    executor.migrate(before)
+    try:
+        yield MigrationExecutor(connection).loader.project_state(before).apps.get_model(app, model)
+    finally:
+        MigrationExecutor(connection).migrate(latest)

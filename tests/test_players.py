@@ -9,7 +9,7 @@ from knox.crypto import hash_token
 from players.models import ApiToken, Player
 from players.selectors import player_stats
 from tests.conftest import DEFAULT_PASSWORD
-from tests.helpers import assert_json, assert_problem
+from tests.helpers import assert_json, assert_problem, migrated_back_to
 from tests.server_support import gunicorn  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.django_db
@@ -377,20 +377,11 @@ def test_migration_0004_keys_existing_players_and_keeps_colliding_ones_working()
     log-in; of two that collide under username_key the later gets "<key>#<id>"."""
     from django.contrib.auth import authenticate
     from django.contrib.auth.hashers import make_password
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
 
-    before = [("players", "0003_ratecounter")]
-    executor = MigrationExecutor(connection)
-    latest = executor.loader.graph.leaf_nodes()
-    executor.migrate(before)
-    try:
-        old = MigrationExecutor(connection).loader.project_state(before).apps.get_model("players", "Player")
+    with migrated_back_to("players", "0003_ratecounter", "Player") as old:
         first = old.objects.create(username="zoë", password=make_password("first-secret-1"))
         later = old.objects.create(username="ＺＯË", password=make_password("later-secret-1"))
         old.objects.create(username="Bob", password=make_password("bob-secret-12"))
-    finally:
-        MigrationExecutor(connection).migrate(latest)
 
     assert dict(Player.objects.values_list("username", "username_key")) == {
         "zoë": "zoë",

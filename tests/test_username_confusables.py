@@ -11,7 +11,7 @@ from players.models import Player
 from players.services import USERNAME_CONFUSABLE, USERNAME_TAKEN
 from players.usernames import username_skeleton
 from tests.conftest import DEFAULT_PASSWORD
-from tests.helpers import assert_json, assert_problem
+from tests.helpers import assert_json, assert_problem, migrated_back_to
 
 pytestmark = pytest.mark.django_db
 
@@ -124,22 +124,13 @@ def test_the_admin_refuses_look_alikes_and_invisible_names(make_player):
 def test_migration_0007_fills_skeletons_and_keeps_look_alike_players():
     from django.contrib.auth import authenticate
     from django.contrib.auth.hashers import make_password
-    from django.db import connection
-    from django.db.migrations.executor import MigrationExecutor
 
-    before = [("players", "0006_copy_legacy_tokens")]
-    executor = MigrationExecutor(connection)
-    latest = executor.loader.graph.leaf_nodes()
-    executor.migrate(before)
-    try:
-        old = MigrationExecutor(connection).loader.project_state(before).apps.get_model("players", "Player")
+    with migrated_back_to("players", "0006_copy_legacy_tokens", "Player") as old:
         first = old.objects.create(username="al493891", password=make_password("first-secret-1"),
                                    username_key="al493891")
         later = old.objects.create(username="\u0430l493891", password=make_password("later-secret-1"),
                                    username_key="\u0430l493891")
         old.objects.create(username="bob", password=make_password("bob-secret-12"), username_key="bob")
-    finally:
-        MigrationExecutor(connection).migrate(latest)
 
     assert dict(Player.objects.values_list("pk", "username_skeleton")) == {
         first.pk: "al49389l",
