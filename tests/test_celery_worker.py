@@ -139,6 +139,15 @@ def bot_game(client, levels, **body):
     return gid
 
 
+def hugo_against_bots(worker, make_player, levels, **body) -> tuple:
+    """The worker started, Hugo (a person, seat 0) in a started game of ``body`` against
+    a bot of each of ``levels``: (his client, the game's id)."""
+    _, token = make_player("hugo")
+    hugo = client_for(token)
+    worker.start()
+    return hugo, bot_game(hugo, levels, **body)
+
+
 def wait_my_turn(client, gid, seat=0, timeout=10.0):
     """Poll GET until the game waits for ``seat`` (or is over); returns the game."""
     return wait_for(
@@ -162,10 +171,7 @@ def take_turn(client, gid, g, rng) -> bool:
 def test_d_a_worker_restart_leaves_games_moving(worker, make_player):
     import random
 
-    _, token = make_player("hugo")
-    hugo = client_for(token)
-    worker.start()
-    gid = bot_game(hugo, ["normal", "normal", "normal"], options={"rounds": 1})
+    hugo, gid = hugo_against_bots(worker, make_player, ["normal", "normal", "normal"], options={"rounds": 1})
     rng = random.Random(3)
     g = wait_my_turn(hugo, gid)
     assert g["status"] == "active"
@@ -206,10 +212,7 @@ def test_d_a_deadline_passing_while_no_worker_runs_is_enforced_by_the_next(worke
 def test_e_one_human_and_three_bots_play_with_no_call_but_the_humans(worker, make_player):
     import random
 
-    _, token = make_player("hugo")
-    hugo = client_for(token)
-    worker.start()
-    gid = bot_game(hugo, ["easy", "normal", "random"], options={"rounds": 1})
+    hugo, gid = hugo_against_bots(worker, make_player, ["easy", "normal", "random"], options={"rounds": 1})
     rng = random.Random(11)
     turns = 0
     started = time.monotonic()
@@ -231,10 +234,7 @@ def test_e_one_human_and_three_bots_play_with_no_call_but_the_humans(worker, mak
 
 
 def test_e_a_game_left_to_the_autopilot_plays_to_the_end(worker, make_player):
-    _, token = make_player("hugo")
-    hugo = client_for(token)
-    worker.start()
-    gid = bot_game(hugo, ["hard", "normal", "easy"], options={"rounds": 2})
+    hugo, gid = hugo_against_bots(worker, make_player, ["hard", "normal", "easy"], options={"rounds": 2})
     r = hugo.post(f"/api/v1/games/{gid}/leave")
     assert r.status_code == 200 and r.json()["players"][0]["autopilot"] is True
     g = wait_for(lambda: (lambda g: g if g["status"] == "finished" else None)(game_json(hugo, gid)), timeout=40,
@@ -251,10 +251,7 @@ def test_f_autopilot_engages_after_max_timeouts_and_disengages_when_the_player_a
 
     settings.UNO_MAX_TIMEOUTS = 2
     settings.UNO_BOT_THINK_SECONDS = 0.4  # time for the returning player to act first
-    _, token = make_player("hugo")
-    hugo = client_for(token)
-    worker.start()
-    gid = bot_game(hugo, ["normal"], turn_seconds=1, options={"rounds": 1})
+    hugo, gid = hugo_against_bots(worker, make_player, ["normal"], turn_seconds=1, options={"rounds": 1})
 
     def me():
         return game_json(hugo, gid)["players"][0]
