@@ -3,6 +3,7 @@ and a quick way to play a game to its end through the services."""
 
 from __future__ import annotations
 
+import functools
 import io
 import random
 import time
@@ -213,6 +214,16 @@ def assert_every_bot_moved_without_the_timer(gid: int, bots: int = len(EVERY_BOT
     moves = list(Move.objects.filter(game_id=gid).values_list("seat", "by"))
     assert {seat for seat, by in moves if by == "bot"} == set(range(1, bots + 1))
     assert "timer" not in {by for _, by in moves}
+
+
+def chooser(pick: Callable[[list[dict], Any, random.Random], dict], about_game: Callable[[int], Any],
+            seed: int) -> Callable[[dict], dict]:
+    """A person's choice for :func:`play_against_bots`: ``pick(legal actions, what
+    about_game(the game's id) says, rng)``, ``about_game`` asked once per game and the
+    rng seeded ``seed``."""
+    about = functools.cache(about_game)
+    rng = random.Random(seed)
+    return lambda g: pick(g["legal_actions"], about(g["id"]), rng)
 
 
 def play_against_bots(worker, client: APIClient, ruleset: str, options: dict, choose: Callable[[dict], dict], *,

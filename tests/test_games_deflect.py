@@ -5,7 +5,6 @@ by a real worker."""
 
 from __future__ import annotations
 
-import functools
 import random
 
 import pytest
@@ -14,7 +13,7 @@ from games import engine
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis
-from .games_support import by_seat, fix_seeds, game_url, play_against_bots, refused, start_table, verified
+from .games_support import by_seat, chooser, fix_seeds, game_url, play_against_bots, refused, start_table, verified
 
 OPTIONS = {"deflect_cards": True, "stacking": "same", "rounds": 1}
 
@@ -104,12 +103,7 @@ def test_one_human_and_bots_of_every_level_play_a_game_with_renvoi_to_the_end(wo
     and out of turn, with no call but the human's; the game ends."""
     _, token = make_player("hugo")
     hugo = client_for(token)
-    renvois = functools.cache(renvoi_ids)
-    rng = random.Random(3)
-    def choose(g: dict) -> dict:
-        return pick(g["legal_actions"], renvois(g["id"]), rng)
-
-    gid, g = play_against_bots(worker, hugo, "standard", OPTIONS, choose, seconds=90)
+    gid, g = play_against_bots(worker, hugo, "standard", OPTIONS, chooser(pick, renvoi_ids, 3), seconds=90)
     assert g["winner"]["seat"] in range(5)
     answered = answered_by_bots(gid)
     assert answered["penalty"] + answered["skip"] > 0, answered  # +2, +4 or Skip aimed at a bot

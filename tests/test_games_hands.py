@@ -8,7 +8,6 @@ games between a person and bots of every level played to the end by a real worke
 
 from __future__ import annotations
 
-import functools
 import random
 
 import pytest
@@ -17,7 +16,8 @@ from games import engine
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis
-from .games_support import by_seat, fix_seeds, game_url, play_against_bots, refused, start_table, true_state, walk, verified
+from .games_support import (by_seat, chooser, fix_seeds, game_url, play_against_bots, refused, start_table, true_state,
+                            verified, walk)
 from .helpers import assert_problem
 
 HAND_MOVES = ("hands_shuffled", "hands_swapped", "hands_rotated")
@@ -136,12 +136,8 @@ def test_one_human_and_bots_of_every_level_play_standard_112_to_the_end(worker, 
     after a shuffle or a swap, with no call but the human's; the game ends and replays."""
     _, token = make_player("hana")
     hana = client_for(token)
-    rank = functools.cache(ranks)
-    rng = random.Random(7)
-    def choose(g: dict) -> dict:
-        return pick(g["legal_actions"], rank(g["id"]), rng)
-
-    gid, g = play_against_bots(worker, hana, "standard_112", {**options, "rounds": 1}, choose, seconds=120)
+    gid, g = play_against_bots(worker, hana, "standard_112", {**options, "rounds": 1}, chooser(pick, ranks, 7),
+                               seconds=120)
     assert g["winner"]["seat"] in range(5)
     assert Game.objects.get(pk=gid).status == "finished"
     if options:  # 4 hand-moving cards and the 7s and 0s: hands moved (and bots played them)
