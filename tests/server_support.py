@@ -88,6 +88,10 @@ class ServerProcess:
     def poll(self) -> int | None:
         return self.proc.poll()
 
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the process to end (``subprocess.TimeoutExpired`` after ``timeout``)."""
+        return self.proc.wait(timeout)
+
     def log(self) -> str:
         """Its output so far."""
         return self.log_path.read_text(errors="replace")
