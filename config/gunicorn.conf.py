@@ -6,6 +6,7 @@ so slow clients, event streams and long-polls hold no thread.  Every number can 
 "Configuration" and "Limits", lists them.
 """
 
+import logging
 import os
 
 from config.logs import gunicorn_logging
@@ -58,8 +59,19 @@ def _no_empty_listening(record) -> bool:
     return not (str(record.msg).startswith("Listening at:") and record.args and not record.args[0])
 
 
+# On shutdown every web worker's listener is closed twice (by uvicorn's server, then by
+# gunicorn's worker), and the second close's "Error while closing socket [Errno 9] Bad file
+# descriptor" said so at INFO: it is DEBUG here (any other error closing a socket stays INFO).
+def _closed_twice_is_debug(record) -> bool:
+    if str(record.msg).startswith("Error while closing socket") and "Errno 9]" in str(record.args):
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+    return True
+
+
 def on_starting(server) -> None:
     server.log.error_log.addFilter(_no_empty_listening)
+    server.log.error_log.addFilter(_closed_twice_is_debug)
 
 
 def when_ready(server) -> None:
