@@ -446,11 +446,11 @@ def test_every_bot_level_buzzes_out_of_turn_and_in_turn_before_playing(level):
     state = position()
     play(state, 0, "buzzer")
     rng = random.Random(5)
-    assert bots.decide(level, state, 2, rng, budget_ms=5) == BUZZ  # out of turn
+    assert bots.decide(level, state, 2, rng, max_samples=2) == BUZZ  # out of turn
     buzz(state, 2)
-    assert bots.decide(level, state, 1, rng, budget_ms=5) == BUZZ  # in turn, seat 0 still owes it
+    assert bots.decide(level, state, 1, rng, max_samples=2) == BUZZ  # in turn, seat 0 still owes it
     buzz(state, 1)
-    assert bots.decide(level, state, 0, rng, budget_ms=5) == BUZZ  # the Buzzer's player, out of turn
+    assert bots.decide(level, state, 0, rng, max_samples=2) == BUZZ  # the Buzzer's player, out of turn
 
 
 @pytest.mark.parametrize("level", bots.LEVELS)
@@ -506,7 +506,7 @@ def test_games_of_every_bot_level_with_buzzers_end():
             if state.status != "active":
                 break
             for seat in bots.acting_order(state.actor(), list(range(4)), rng):
-                action = bots.decide(levels[seat], state, seat, rng, budget_ms=3)
+                action = bots.decide(levels[seat], state, seat, rng, max_samples=2)
                 if action is not None or seat == state.actor():
                     kinds += ev_types(apply(state, seat, action))
                     break

@@ -389,5 +389,5 @@ def test_every_bot_level_plays_whole_games(level, options, seats):
         state = new_game(PRESET, options, seats, f"bots{g}")
         while state.status == "active":
             seat = state.actor()
-            apply(state, seat, decide(level, state, seat, rng, budget_ms=5))
+            apply(state, seat, decide(level, state, seat, rng, max_samples=2))
         assert state.winners

@@ -690,7 +690,7 @@ def test_a_whole_duo_game_between_bots(level):
     while state.status == "active":
         seat = state.actor()
         lv = level if seat == 0 else "normal"
-        pick = choose(lv, observe(state, seat, rng), seat, legal_actions(state, seat), rng, budget_ms=2)
+        pick = choose(lv, observe(state, seat, rng), seat, legal_actions(state, seat), rng, max_samples=2)
         seen.add(pick["type"])
         apply(state, seat, pick)
         steps += 1

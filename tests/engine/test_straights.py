@@ -572,7 +572,7 @@ def test_every_level_picks_a_legal_action_in_a_sequence_and_when_it_may_cut_in(l
         state = _cut_in_state()
         for seat in (0, 1):
             legal = legal_actions(state, seat)
-            action = bots.decide(level, state, seat, rng, budget_ms=5)
+            action = bots.decide(level, state, seat, rng, max_samples=2)
             assert action is None or action in legal
             if seat == 0:
                 assert action is not None  # the player in a sequence owes a decision
@@ -592,7 +592,7 @@ def test_bots_of_every_level_play_games_with_sequences_to_the_end(options, seats
                 break
             actor = state.actor()
             for seat in bots.acting_order(actor, list(range(seats)), rng):
-                action = bots.decide(levels[seat], state, seat, rng, budget_ms=2)
+                action = bots.decide(levels[seat], state, seat, rng, max_samples=2)
                 if action is not None or seat == actor:
                     break
             if action is None:

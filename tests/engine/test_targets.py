@@ -713,7 +713,7 @@ def test_bots_of_every_level_play_games_with_the_options_to_the_end(levels):
             if p is not None and p.get("kind") in (T2, T4):
                 seen["targeted"] += 1
             legal = legal_actions(state, seat)
-            pick = choose(levels[seat], observe(state, seat, rnd), seat, legal, rnd, budget_ms=3)
+            pick = choose(levels[seat], observe(state, seat, rnd), seat, legal, rnd, max_samples=2)
             assert pick in legal
             apply(state, seat, pick)
         assert state.status == "finished"

@@ -440,7 +440,7 @@ def test_every_level_plays_these_games_to_the_end(level, options, seats):
     steps = 0
     while state.status == "active" and steps < 5000:
         actor = state.actor()
-        pick = choose(level, state, actor, legal_actions(state, actor), rnd, budget_ms=2)
+        pick = choose(level, state, actor, legal_actions(state, actor), rnd, max_samples=2)
         if pick is None:  # (random, out of turn only)
             pick = legal_actions(state, actor)[0]
         apply(state, actor, pick)

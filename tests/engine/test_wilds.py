@@ -597,7 +597,7 @@ def test_bots_of_every_level_finish_games(name, preset, options, seats):
         while state.status == "active":
             seat = state.actor()
             level = levels[(seat + game) % 4]
-            pick = choose(level, observe(state, seat, rng), seat, legal_actions(state, seat), rng, budget_ms=3)
+            pick = choose(level, observe(state, seat, rng), seat, legal_actions(state, seat), rng, max_samples=2)
             assert pick is not None
             apply(state, seat, pick)
             steps += 1
