@@ -147,20 +147,28 @@ def test_a_failing_example_fails_and_is_named(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def stack(django_db_setup, tmp_path_factory):
-    """A real gunicorn and a real Celery worker on the test database and Redis."""
-    logs = tmp_path_factory.mktemp("doc-examples")
-    with celery_worker(logs, "docs", concurrency=2, **SERVER_SETTINGS) as worker:
-        for server in served(tmp_path_factory, "doc-examples-server", **SERVER_SETTINGS):
-            yield server, worker
+def server(django_db_setup, tmp_path_factory):
+    """A real gunicorn on the test database and Redis, for every page."""
+    yield from served(tmp_path_factory, "doc-examples-server", **SERVER_SETTINGS)
+
+
+@pytest.fixture
+def worker(server, tmp_path):
+    """A real Celery worker for one page's bots and webhooks.  It stops (finishing what it
+    runs) before the test database is flushed: one worker for every page kept moving the bots
+    of earlier pages' games while the flush truncated the tables, and PostgreSQL aborted the
+    flush as a deadlock (CI)."""
+    with celery_worker(tmp_path, "docs", concurrency=2, **SERVER_SETTINGS) as proc:
+        yield proc
 
 
 @requires_redis
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("page", sorted(PAGES))
-def test_examples_run(page, stack, tmp_path):
-    server, worker = stack
-    result = run_page(PAGES[page], tmp_path, f"{server.url}/api/v1")
+def test_examples_run(page, server, worker, tmp_path):
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    result = run_page(PAGES[page], workdir, f"{server.url}/api/v1")
     print(result.stdout[-3000:])  # shown by pytest -rP
     assert result.returncode == 0, (
         f"{page}: an example failed\n--- stderr\n{result.stderr[-4000:]}\n--- stdout\n{result.stdout[-3000:]}"
