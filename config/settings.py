@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "players.apps.PlayersConfig",
     "games.apps.GamesConfig",
+    "notices.apps.NoticesConfig",
 ]
 
 MIDDLEWARE = [

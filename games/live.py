@@ -49,6 +49,8 @@ from config.problems import ApiError
 
 from games import obligations, selectors
 from games.models import Game, GameStatus, Move, Seat
+from notices import selectors as notices
+from notices.models import Audience
 from players.selectors import live_token_ids
 
 log = logging.getLogger(__name__)
@@ -61,6 +63,11 @@ BATCH = 500
 MAX_QUEUED = 2000
 #: SSE frame that ends a stream (its client reconnects and resumes)
 CLOSE = b""
+#: the listener's payload for "new notices" (the notices table's trigger)
+NOTICES = "n"
+#: a notice id is allocated before its transaction commits, so notices may become visible
+#: out of id order: notices this many seconds past the newest sent are read again
+NOTICE_LOOKBACK_SECONDS = 30.0
 
 
 def heartbeat_seconds() -> float:
@@ -254,6 +261,11 @@ class Hub:
         #: open streams (game streams and feeds) per player id
         self._open: dict[int, set[GameStream | Feed]] = defaultdict(set)
         self._reap = False  # some subscription was abandoned
+        #: notices (``notices``): those with an id above the floor are read at each look;
+        #: those sent meanwhile (id -> when) are not sent again
+        self._notice_floor: int | None = None
+        self._notices_sent: dict[int, float] = {}
+        self._notices_new = False
 
     # ---- subscribing (any thread; an event loop's, mostly) ----------------------------
     def _count_in(self, sub: GameStream | Feed, limit: int | None) -> None:
@@ -334,6 +346,8 @@ class Hub:
             self._interest.clear()
             self._followed.clear()
             self._stamps.clear()
+            self._notice_floor = None
+            self._notices_sent.clear()
 
     def counts(self) -> dict[str, int]:
         with self._lock:
@@ -370,6 +384,12 @@ class Hub:
                 self._dirty.update(game_ids)
         self._wake.set()
 
+    def noticed(self) -> None:
+        """New notices were committed."""
+        with self._lock:
+            self._notices_new = True
+        self._wake.set()
+
     def _listen_postgresql(self) -> None:
         import psycopg
 
@@ -386,12 +406,14 @@ class Hub:
                     pause = 0.5
                     self.changed(None)  # whatever committed while not listening
                     for note in conn.notifies():
-                        ids: list[int] = []
+                        if note.payload == NOTICES:
+                            self.noticed()
+                            continue
                         try:
-                            ids.append(int(note.payload))
+                            game_id = int(note.payload)
                         except ValueError:
                             continue
-                        self.changed(ids)
+                        self.changed([game_id])
             except Exception:
                 log.warning("live: listening on PostgreSQL failed; again in %.1f s", pause, exc_info=True)
                 time.sleep(pause)
@@ -444,6 +466,7 @@ class Hub:
                     self._remove(gone)
             dirty, self._dirty = self._dirty, set()
             unknown, self._unknown = self._unknown, False
+            noticed, self._notices_new = self._notices_new, False
         self._end_revoked()
         with self._lock:
             fresh_feeds = [f for subs in self._feeds.values() for f in subs if f.fresh]
@@ -459,6 +482,8 @@ class Hub:
             relevant |= self._games_of(feed_players, dirty - interest)
         for game_id in sorted(relevant):
             self._game_changed(game_id)
+        if noticed or unknown or self._notice_floor is None:
+            self._deliver_notices()
 
     def _end_revoked(self) -> None:
         """End every stream, feed and long-poll whose token ended (revoked, expired,
@@ -581,6 +606,50 @@ class Hub:
                 sub.seen = (game.version, game.updated_at)
                 seat, view = view_for(sub)
                 sub.push([sse({"seq": game.version, "version": game.version, "game": view}, event="game")])
+
+    # ---- notices (feeds' and streams' events beside the moves: ``notices``) ------------
+    def _deliver_notices(self) -> None:
+        """Send the notices committed since the last look to the feeds and game streams
+        they are for.  A notice's id is taken before its transaction commits, so one may
+        appear after a newer one: the notices of the last NOTICE_LOOKBACK_SECONDS are read
+        again, and those already sent are skipped."""
+        now = time.monotonic()
+        if self._notice_floor is None:  # the first look: from now on
+            self._notice_floor = notices.last_id()
+            return
+        with self._lock:
+            players = set(self._feeds)
+            games = set(self._streams)
+        rows = notices.after(self._notice_floor, players=players, games=games) if players or games else []
+        fresh = [n for n in rows if n.id not in self._notices_sent]
+        for n in fresh:
+            self._notices_sent[n.id] = now
+        # the floor rises past what is old enough that nothing before it can still commit
+        old = [i for i, t in self._notices_sent.items() if now - t > NOTICE_LOOKBACK_SECONDS]
+        if old:
+            self._notice_floor = max(self._notice_floor, max(old))
+            for i in [i for i in self._notices_sent if i <= self._notice_floor]:
+                del self._notices_sent[i]
+        if not fresh:
+            return
+        game_ids = {n.game_id for n in fresh if n.game_id is not None}
+        seated: dict[int, set[int]] = defaultdict(set)
+        for game_id, player_id in Seat.objects.filter(game_id__in=game_ids, player__isnull=False).values_list(
+                "game_id", "player_id"):
+            seated[game_id].add(player_id)
+        finished = set(Game.objects.filter(pk__in=game_ids, status=GameStatus.FINISHED).values_list("pk", flat=True))
+        with self._lock:
+            feeds = {p: list(self._feeds.get(p, ())) for p in players}
+            streams = {g: list(self._streams.get(g, ())) for g in game_ids}
+        for n in fresh:
+            frame = sse({**n.data, "notice": n.id}, event=n.kind)
+            if n.audience == Audience.PLAYER:
+                for sub in feeds.get(n.player_id, ()):
+                    sub.push([frame])
+                continue
+            for sub in streams.get(n.game_id, ()):
+                if notices.visible_on_stream(n, sub.player_id in seated[n.game_id], n.game_id in finished):
+                    sub.push([frame])
 
     # ---- players' feeds -------------------------------------------------------------
     def _catch_up_feed(self, feed: Feed) -> None:

@@ -219,6 +219,51 @@ def _leave_running(game: Game, seat: Seat) -> Game:
     return game
 
 
+def create_table(
+    *,
+    seats: Sequence[Any],
+    ruleset: str,
+    options: Mapping[str, Any] | None = None,
+    max_players: int | None = None,
+    turn_seconds: int | None = None,
+    rated: bool = False,
+) -> Game:
+    """A game created and started at once, for the meeting layer (a challenge accepted, a
+    quick-play match, a rematch): ``seats`` in seat order, each a player or a bot
+    (``{"level": ...}``); the first player is its creator.  Every player's share is
+    checked (``UNO_MAX_ACTIVE_GAMES_PER_PLAYER``...).  Runs in the caller's transaction
+    when there is one (what decided the table commits with the game, or neither)."""
+    humans = [s for s in seats if not isinstance(s, Mapping)]
+    if not humans:
+        raise ValueError("a table needs a player")
+    if len({h.pk for h in humans}) != len(humans):
+        raise ApiError(409, "already_seated", "a player would sit twice at the table")
+    max_players = len(seats) if max_players is None else max_players
+    if len(seats) > max_players:
+        raise ApiError(400, "invalid", "more seats than the game has")
+    seed = str(secrets.randbits(SEED_BITS))
+    try:
+        config = engine.make_config(ruleset, options or {}, max_players, seed)
+    except InvalidOptions as exc:
+        field = exc.option if exc.option in ("ruleset", "max_players") else f"options.{exc.option}"
+        raise ApiError(400, "invalid_options", exc.detail, fields={field: [exc.detail]}) from None
+    creator = humans[0]
+    with transaction.atomic():
+        game = Game.objects.create(
+            creator=creator, ruleset=ruleset, options=dict(options or {}), resolved_options=dict(config.options),
+            max_players=max_players, turn_seconds=turn_seconds, seed=seed, rated=rated,
+        )
+        for player in humans:  # (after the game's row, as join_game: always in that order)
+            _check_share(player, creating=player is creator,
+                         bots=sum(isinstance(s, Mapping) for s in seats) if player is creator else 0)
+        Seat.objects.bulk_create(
+            Seat(game=game, seat=i, bot_level=s["level"]) if isinstance(s, Mapping) else Seat(game=game, seat=i, player=s)
+            for i, s in enumerate(seats)
+        )
+        _start(game, creator)
+    return game
+
+
 def start_game(*, player, game_id: int) -> Game:
     with transaction.atomic():
         game = _lock(game_id)
@@ -226,27 +271,32 @@ def start_game(*, player, game_id: int) -> Game:
             raise ApiError(403, "not_creator", "only the creator can start the game")
         if game.status != GameStatus.WAITING:
             raise ApiError(409, "game_not_waiting", f"the game is already {game.status}")
-        seats = list(game.seats.order_by("seat"))
-        preset = engine.PRESETS[game.ruleset]
-        if len(seats) < preset.min_seats:
-            raise ApiError(
-                409, "not_enough_players", f"{game.ruleset} needs at least {preset.min_seats} seated players"
-            )
-        # Seats are numbered 0..n-1 in the order they were taken.
-        for i, s in enumerate(seats):
-            if s.seat != i:
-                Seat.objects.filter(pk=s.pk).update(seat=i)
-        events: list[dict] = []
-        try:
-            state = engine.new_game(game.ruleset, _explicit_options(game), len(seats), game.seed, events)
-        except InvalidOptions as exc:  # options that need another count of players (teams: an even one)
-            raise ApiError(409, "wrong_player_count", f"{exc.detail} ({len(seats)} seated)") from None
-        game.status = GameStatus.ACTIVE
-        game.started_at = timezone.now()
-        creator_seat = next(i for i, s in enumerate(seats) if s.player_id == player.id)
-        _record(prepare_move(game, state, 0, creator_seat, {"type": "start"}, events, MoveBy.PLAYER, player,
-                             acting_seat=None, now=timezone.now()))
+        _start(game, player)
     return game
+
+
+def _start(game: Game, player) -> None:
+    """Deal the first round of the waiting ``game`` (locked), started by ``player``."""
+    seats = list(game.seats.order_by("seat"))
+    preset = engine.PRESETS[game.ruleset]
+    if len(seats) < preset.min_seats:
+        raise ApiError(
+            409, "not_enough_players", f"{game.ruleset} needs at least {preset.min_seats} seated players"
+        )
+    # Seats are numbered 0..n-1 in the order they were taken.
+    for i, s in enumerate(seats):
+        if s.seat != i:
+            Seat.objects.filter(pk=s.pk).update(seat=i)
+    events: list[dict] = []
+    try:
+        state = engine.new_game(game.ruleset, _explicit_options(game), len(seats), game.seed, events)
+    except InvalidOptions as exc:  # options that need another count of players (teams: an even one)
+        raise ApiError(409, "wrong_player_count", f"{exc.detail} ({len(seats)} seated)") from None
+    game.status = GameStatus.ACTIVE
+    game.started_at = timezone.now()
+    creator_seat = next(i for i, s in enumerate(seats) if s.player_id == player.id)
+    _record(prepare_move(game, state, 0, creator_seat, {"type": "start"}, events, MoveBy.PLAYER, player,
+                         acting_seat=None, now=timezone.now()))
 
 
 # --------------------------------------------------------------------------------------

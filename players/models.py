@@ -57,6 +57,9 @@ class Player(AbstractUser):
         editable=False, help_text="username_skeleton(username), kept by save(): unique."
     )
 
+    #: when the player was last seen: a request, or an open stream (players.presence)
+    last_seen_at = models.DateTimeField(null=True, blank=True, db_index=True)
+
     objects = PlayerManager()
 
     class Meta(AbstractUser.Meta):
@@ -147,6 +150,24 @@ class Webhook(models.Model):
 
     def __str__(self) -> str:
         return f"webhook of {self.player}"
+
+
+class Block(models.Model):
+    """``blocker`` blocked ``blocked``: neither sees the other's table talk, and the
+    blocked cannot challenge the blocker (players.selectors.blocked_between)."""
+
+    blocker = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="blocks")
+    blocked = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="blocked_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["blocker", "blocked"], name="players_block_once"),
+            models.CheckConstraint(condition=~models.Q(blocker=models.F("blocked")), name="players_block_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.blocker_id} blocks {self.blocked_id}"
 
 
 class RateCounter(models.Model):

@@ -6,7 +6,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from players.models import ApiToken, Player
+from players.models import ApiToken, Block, Player
 
 NO_STATS = {"games_played": 0, "games_won": 0}
 
@@ -46,3 +46,13 @@ def live_token_ids(token_ids: set[int]) -> set[int]:
     player active (``games.live`` ends the streams opened with the others)."""
     live = Q(expiry__isnull=True) | Q(expiry__gt=timezone.now())
     return set(ApiToken.objects.filter(live, pk__in=token_ids, user__is_active=True).values_list("pk", flat=True))
+
+
+def blocked_between(a: int, b: int) -> bool:
+    """Whether either of players ``a`` and ``b`` blocked the other."""
+    return Block.objects.filter(Q(blocker_id=a, blocked_id=b) | Q(blocker_id=b, blocked_id=a)).exists()
+
+
+def blocked_by(player_id: int) -> set[int]:
+    """The ids of the players ``player_id`` blocked."""
+    return set(Block.objects.filter(blocker_id=player_id).values_list("blocked_id", flat=True))
