@@ -74,6 +74,9 @@ INSTALLED_APPS = [
     "players.apps.PlayersConfig",
     "games.apps.GamesConfig",
     "notices.apps.NoticesConfig",
+    "meeting.apps.MeetingConfig",
+    "matchmaking.apps.MatchmakingConfig",
+    "chat.apps.ChatConfig",
 ]
 
 MIDDLEWARE = [

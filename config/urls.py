@@ -13,6 +13,9 @@ urlpatterns = [
     path("api/v1/health", HealthView.as_view(), name="health"),
     path("api/v1/", include("players.urls")),
     path("api/v1/", include("games.urls")),
+    path("api/v1/", include("meeting.urls")),
+    path("api/v1/", include("matchmaking.urls")),
+    path("api/v1/", include("chat.urls")),
 ]
 
 handler400 = "config.problems.bad_request"

@@ -1,0 +1,1 @@
+"""Quick play: a matchmaker that seats compatible requests at one table."""

@@ -1,0 +1,1 @@
+"""Meeting other players: challenges (by name or by link) and rematch offers."""
