@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from games import engine
+from notices import kinds
 
 #: operation ids that take the game's id as ``game_id``
 GAME_OPERATIONS = (
@@ -300,6 +301,11 @@ timers on the workers): a client needs no polling. Frames:
   `GET /games/{id}` shows it;
 - `event: game` (no `id`): the game changed without a move (a seat taken or left, a seat handed
   to the autopilot): data a `GameStreamChange`;
+- `event: <kind>` (no `id`): what happens at the table beside the moves (table talk, rematch
+  offers...), each kind's data its own component (its `notice` id included); the players' channel
+  goes to the seated players, the spectators' channel to the other viewers, both to everyone once
+  the game is finished. Missed ones are not replayed by `Last-Event-ID`: their own endpoints list
+  them;
 - `: keepalive` comment lines while idle (every `LIVE_HEARTBEAT_SECONDS`, 15), and `retry: 3000`.
 
 Resuming: `Last-Event-ID` (sent by `EventSource` when it reconnects) or `after`: every move after
@@ -316,6 +322,8 @@ for every decision owed right now; a decision already answered by the time the s
 when the player acted within the same moment, gets none), `event: game_started`,
 `event: game_finished` (`winner_seat`), `event: joined` (someone took a seat in a waiting game of the caller's); data a `FeedEvent`
 of the event's own variant (`FeedYourTurn`, `FeedGameStarted`, `FeedGameFinished`, `FeedJoined`).
+The meeting layer adds its own events (challenges, quick-play matches, rematch offers: their `FeedEvent`
+variants below), without an `id`; missed ones are not replayed, their own endpoints list them.
 `: keepalive` comments while idle. Authentication as for a game's stream (`?token=` allowed)."""
 
 
@@ -427,13 +435,15 @@ def live_events_hook(result: dict, generator: Any, request: Any, public: bool) -
              "description": "The `id` of the last event received (a move's `seq`): resume after it."},
         ],
         errors,
-        {"oneOf": [sse_event(["message"], "GameStreamMove", MOVE_ID), sse_event(["game"], "GameStreamChange", MOVE_ID)]},
+        {"oneOf": [sse_event(["message"], "GameStreamMove", MOVE_ID), sse_event(["game"], "GameStreamChange", MOVE_ID),
+                   *(sse_event([k.name], k.schema, MOVE_ID) for k in kinds.registered("game"))]},
     )}
     feed_errors = {code: answer for code, answer in errors.items() if code not in ("400", "404")}
     result["paths"]["/api/v1/players/me/events"] = {"get": _stream_operation(
         "players_events", "The caller's feed: your turn, started, finished, joined (Server-Sent Events)",
         FEED_DESCRIPTION, [], feed_errors,
-        {"oneOf": [sse_event([name], component, FEED_ID) for name, (component, _, _) in FEED_EVENTS.items()]},
+        {"oneOf": [*(sse_event([name], component, FEED_ID) for name, (component, _, _) in FEED_EVENTS.items()),
+                   *(sse_event([k.name], k.schema, FEED_ID) for k in kinds.registered("feed"))]},
     )}
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
     version = {"type": "integer", "minimum": 0, "description": "The game's version after the change."}
@@ -459,9 +469,14 @@ def live_events_hook(result: dict, generator: Any, request: Any, public: bool) -
         props = {"game": {"type": "integer", "description": "The game's id."}, "version": version, **fields}
         schemas[component] = {"type": "object", "description": f"The data of an `event: {name}` frame of the feed: {doc}",
                               "properties": props, "required": list(props), "additionalProperties": False}
+    feed_kinds = kinds.registered("feed")
+    for kind in [*feed_kinds, *kinds.registered("game")]:
+        schemas[kind.schema] = kind.component()
+    variants = [f"`{name}`: `{component}`" for name, (component, _, _) in FEED_EVENTS.items()]
+    variants += [f"`{k.name}`: `{k.schema}`" for k in feed_kinds]
     schemas["FeedEvent"] = {
-        "description": "The data of a feed event: the variant of its SSE `event:` (`your_turn`: `FeedYourTurn`, "
-        "`game_started`: `FeedGameStarted`, `game_finished`: `FeedGameFinished`, `joined`: `FeedJoined`).",
-        "oneOf": [{"$ref": f"#/components/schemas/{component}"} for component, _, _ in FEED_EVENTS.values()],
+        "description": f"The data of a feed event: the variant of its SSE `event:` ({', '.join(variants)}).",
+        "oneOf": [{"$ref": f"#/components/schemas/{component}"} for component, _, _ in FEED_EVENTS.values()]
+        + [{"$ref": f"#/components/schemas/{k.schema}"} for k in feed_kinds],
     }
     return result

@@ -92,3 +92,36 @@ def test_a_game_notice_names_a_game_and_a_feed_notice_a_player():
     with pytest.raises(IntegrityError), transaction.atomic():
         Notice.objects.create(audience=Audience.PLAYERS, kind="x")
     assert [n.player_id for n in services.to_players([alice.pk, alice.pk], "x", {})] == [alice.pk]
+
+
+def test_a_registered_kind_is_documented_among_its_streams_events():
+    """``notices.kinds``: the schema lists a feed kind among the feed's events and
+    ``FeedEvent``'s variants, a game kind among the game stream's, each with its data's
+    component (``notice`` added)."""
+    import jsonschema
+
+    from notices import kinds
+    from tests.test_schema_options import json_schema, openapi
+
+    added = [kinds.register("test_poke", stream="feed", schema="FeedTestPoke", description="a poke.",
+                            properties={"by": {"type": "string"}}),
+             kinds.register("test_wave", stream="game", schema="GameTestWave", description="a wave.",
+                            properties={"to": {"type": "string"}, "loud": {"type": "boolean"}}, required=["to"])]
+    try:
+        schema = openapi()
+    finally:
+        for kind in added:
+            kinds._kinds.pop(kind.name)
+    feed = schema["paths"]["/api/v1/players/me/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]
+    game = schema["paths"]["/api/v1/games/{game_id}/events"]["get"]["responses"]["200"]["content"]["text/event-stream"]
+    assert ["test_poke"] in [v["properties"]["event"]["enum"] for v in feed["schema"]["oneOf"]]
+    assert ["test_wave"] in [v["properties"]["event"]["enum"] for v in game["schema"]["oneOf"]]
+    components = schema["components"]["schemas"]
+    assert {"$ref": "#/components/schemas/FeedTestPoke"} in components["FeedEvent"]["oneOf"]
+    assert components["GameTestWave"]["required"] == ["to", "notice"]
+    check = jsonschema.Draft7Validator({"components": json_schema(schema["components"]),
+                                        "$ref": "#/components/schemas/FeedEvent"})
+    assert check.is_valid({"by": "ann", "notice": 4})
+    assert not check.is_valid({"by": "ann"})  # every notice carries its id
+    with pytest.raises(ValueError):
+        kinds.register("x", stream="elsewhere", schema="X", description="", properties={})
