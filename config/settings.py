@@ -395,6 +395,20 @@ UNO_BOT_STEPS_PER_OWNER = env_int("UNO_BOT_STEPS_PER_OWNER", 2)
 HEALTH_BOT_BACKLOG_SECONDS = float(env_str("HEALTH_BOT_BACKLOG_SECONDS", "30"))
 HEALTH_BOT_BACKLOG_GAMES = env_int("HEALTH_BOT_BACKLOG_GAMES", 5)
 
+# --- Issue 26: presence and table talk (players/presence.py, chat/) --------------------
+
+# A player is "online" (seats of a game's view, /players/me, quick play) while seen in
+# the last this many seconds: a request of theirs, or an open stream or feed (the live hub
+# marks those every minute).
+UNO_PRESENCE_SECONDS = env_int("UNO_PRESENCE_SECONDS", 120)
+# Table talk (POST /games/{id}/chat): a message's text after cleaning, in characters
+# (code points), at most; a body's text before cleaning at most UNO_CHAT_RAW_LENGTH.
+UNO_CHAT_MAX_LENGTH = env_int("UNO_CHAT_MAX_LENGTH", 280)
+UNO_CHAT_RAW_LENGTH = env_int("UNO_CHAT_RAW_LENGTH", 2000)
+# Messages per player, comma-separated tiers "<count>/<number><s|m|h|d>" each a fixed
+# window (as UNO_LOGIN_LOCKOUT): past one, 429 with Retry-After. Empty: no limit.
+UNO_CHAT_RATE = env_str("UNO_CHAT_RATE", "5/10s,30/1m")
+
 # --- HTTP: request body limit, CORS -------------------------------------------
 
 # The largest request body accepted (bytes): a larger one answers 413 payload_too_large

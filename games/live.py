@@ -51,7 +51,8 @@ from games import obligations, selectors
 from games.models import Game, GameStatus, Move, Seat
 from notices import selectors as notices
 from notices.models import Audience
-from players.selectors import live_token_ids
+from players import presence
+from players.selectors import blocks_among, live_token_ids
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,11 @@ def heartbeat_seconds() -> float:
 
 def credentials_check_seconds() -> float:
     return float(getattr(settings, "LIVE_CREDENTIALS_CHECK_SECONDS", 1.0))
+
+
+def presence_touch_seconds() -> float:
+    """How often the players of the open streams and feeds are marked seen (presence)."""
+    return float(getattr(settings, "LIVE_PRESENCE_TOUCH_SECONDS", 60.0))
 
 
 def sqlite_check_seconds() -> float:
@@ -266,6 +272,8 @@ class Hub:
         self._notice_floor: int | None = None
         self._notices_sent: dict[int, float] = {}
         self._notices_new = False
+        #: when the players of the open streams and feeds were last marked seen (presence)
+        self._presence_at = time.monotonic()
 
     # ---- subscribing (any thread; an event loop's, mostly) ----------------------------
     def _count_in(self, sub: GameStream | Feed, limit: int | None) -> None:
@@ -468,6 +476,7 @@ class Hub:
             unknown, self._unknown = self._unknown, False
             noticed, self._notices_new = self._notices_new, False
         self._end_revoked()
+        self._mark_present()
         with self._lock:
             fresh_feeds = [f for subs in self._feeds.values() for f in subs if f.fresh]
             interest = set(self._streams) | set(self._waiters) | set(self._followed)
@@ -504,6 +513,20 @@ class Hub:
             else:
                 sub.revoke()
             self.unsubscribe(sub)
+
+    def _mark_present(self) -> None:
+        """Every LIVE_PRESENCE_TOUCH_SECONDS (60), mark the players with an open stream or feed in
+        this process seen (``players.presence``: one UPDATE for all of them), so that a
+        client that only listens stays ``online``.  (Opening one marked them: its
+        authentication.)"""
+        now = time.monotonic()
+        if now - self._presence_at < presence_touch_seconds():
+            return
+        self._presence_at = now
+        with self._lock:
+            players = set(self._open)
+        if players:
+            presence.mark_seen_ids(players)
 
     def _changed_among(self, interest: set[int], feed_players: set[int]) -> set[int]:
         """The games of interest (and the feed players' open games) whose version or
@@ -641,6 +664,9 @@ class Hub:
         with self._lock:
             feeds = {p: list(self._feeds.get(p, ())) for p in players}
             streams = {g: list(self._streams.get(g, ())) for g in game_ids}
+        # a notice with an author (a chat message) is not for viewers blocked either way with them
+        authors = {n.author_id for n in fresh if n.author_id is not None and n.game_id is not None}
+        blocked = blocks_among({s.player_id for subs in streams.values() for s in subs}, authors) if authors else set()
         for n in fresh:
             frame = sse({**n.data, "notice": n.id}, event=n.kind)
             if n.audience == Audience.PLAYER:
@@ -648,7 +674,8 @@ class Hub:
                     sub.push([frame])
                 continue
             for sub in streams.get(n.game_id, ()):
-                if notices.visible_on_stream(n, sub.player_id in seated[n.game_id], n.game_id in finished):
+                if (notices.visible_on_stream(n, sub.player_id in seated[n.game_id], n.game_id in finished)
+                        and (sub.player_id, n.author_id) not in blocked):
                     sub.push([frame])
 
     # ---- players' feeds -------------------------------------------------------------

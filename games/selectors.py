@@ -25,6 +25,7 @@ from games import botqueue, engine, obligations
 from games.bots import RoundLog
 from games.models import Game, GameStatus, Move, Round, Seat
 from players.models import Player, Webhook
+from players.presence import is_online
 
 
 # The two reads below run on every request that shows or moves a game.  They are SQL
@@ -34,6 +35,8 @@ from players.models import Player, Webhook
 # "where a move's time goes").
 # (in the model's field order: ``Model.from_db`` takes the values in that order)
 _SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot", "left", "won")
+#: a seat's player as read with it (``online``: players.presence)
+_PLAYER_COLUMNS = ("id", "username", "last_seen_at")
 
 
 def per_backend(build: Callable[..., str]) -> Callable[..., str]:
@@ -118,6 +121,7 @@ def _seat_columns() -> str:
     return (
         f"{', '.join(f's.{c}' for c in _SEAT_COLUMNS)},"
         f" (SELECT p.username FROM {_table(Player)} p WHERE p.id = s.player_id),"
+        f" (SELECT p.last_seen_at FROM {_table(Player)} p WHERE p.id = s.player_id),"
         f" (SELECT w.id FROM {_table(Webhook)} w WHERE w.player_id = s.player_id)"
     )
 
@@ -143,13 +147,13 @@ def _game(values: Sequence[Any]) -> Game:
 
 
 def _seat(values: Sequence[Any]) -> Seat:
-    """A seat from the columns of :func:`_seat_columns`, with its player (id and
-    username; the rest of a player's row loads on access) and ``webhook_id`` (the
-    player's webhook, None without one)."""
+    """A seat from the columns of :func:`_seat_columns`, with its player (id, username
+    and ``last_seen_at``, for ``online``; the rest of a player's row loads on access) and
+    ``webhook_id`` (the player's webhook, None without one)."""
     seat = _instance(Seat, _SEAT_COLUMNS, values)
-    username, seat.webhook_id = values[len(_SEAT_COLUMNS):]
+    username, last_seen, seat.webhook_id = values[len(_SEAT_COLUMNS):]
     if seat.player_id is not None:
-        seat.player = Player.from_db(DEFAULT_DB_ALIAS, ("id", "username"), (seat.player_id, username))
+        seat.player = _instance(Player, _PLAYER_COLUMNS, (seat.player_id, username, last_seen))
     return seat
 
 
@@ -222,7 +226,9 @@ def viewer_seat(seats: list[Seat], player) -> int | None:
 
 def etag_for(game: Game, viewer: int | None) -> str:
     stamp = int(game.updated_at.timestamp() * 1_000_000)
-    return f'W/"g{game.pk}-v{game.version}-{stamp}-s{"x" if viewer is None else viewer}"'
+    # (the seats' ``online``, which changes without the game: a bit per seat)
+    online = "".join("1" if _online(s) else "0" for s in seats_of(game))
+    return f'W/"g{game.pk}-v{game.version}-{stamp}-s{"x" if viewer is None else viewer}-o{online}"'
 
 
 def _player_entry(seat: Seat, view_player: dict | None, deadline=None) -> dict:
@@ -240,7 +246,16 @@ def _player_entry(seat: Seat, view_player: dict | None, deadline=None) -> dict:
         "team": view_player.get("team") if view_player else None,
         "status": view_player.get("status", "active") if view_player else "active",
         "deadline": deadline,
+        "online": _online(seat),
     }
+
+
+def _online(seat: Seat) -> bool | None:
+    """A human seat's player is online (players.presence); None for a bot or a free seat."""
+    if seat.player_id is None or seat.is_bot:
+        return None
+    return is_online(seat.player.last_seen_at)
+
 
 
 def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, Any]:

@@ -92,6 +92,12 @@ class SeatInGameSerializer(serializers.Serializer):
         help_text="The earliest deadline of the decisions this seat owes (see `obligations`); null when it owes "
         "none with a deadline.",
     )
+    online = serializers.BooleanField(
+        allow_null=True,
+        help_text="A human seat's player was seen in the last UNO_PRESENCE_SECONDS (120 by default: a request, or "
+        "an open stream or feed); null for a bot seat. As of this view: it changes the `ETag`, but no event is sent "
+        "when it changes.",
+    )
 
 
 #: a decision's type as ``engine.owed`` names it: ``turn`` (either family's ordinary turn)

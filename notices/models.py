@@ -28,6 +28,11 @@ class Notice(models.Model):
     #: the SSE event name (``challenge``, ``chat``, ``rematch``...)
     kind = models.CharField(max_length=32)
     data = models.JSONField(default=dict)
+    #: who wrote what it tells (a chat message's author), never sent to clients: a game
+    #: stream's viewer who blocked the author, or whom the author blocked, is not sent it
+    #: (``games.live``); null: no one's
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                               related_name="+", db_index=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
 
     class Meta:

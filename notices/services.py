@@ -20,9 +20,12 @@ def to_players(player_ids, kind: str, data: dict[str, Any]) -> list[Notice]:
     )
 
 
-def to_game(game_id: int, kind: str, data: dict[str, Any], audience: str = Audience.EVERYONE) -> Notice:
+def to_game(game_id: int, kind: str, data: dict[str, Any], audience: str = Audience.EVERYONE,
+            author_id: int | None = None) -> Notice:
     """A ``kind`` event on game ``game_id``'s stream, for ``audience`` (:class:`Audience`:
-    ``players``, ``spectators`` or ``everyone``)."""
+    ``players``, ``spectators`` or ``everyone``).  ``author_id``: the player who wrote
+    what it tells (a chat message): viewers blocked either way with them are not sent it
+    (the id itself is never sent)."""
     if audience == Audience.PLAYER:
         raise ValueError("a game's notice is for its players, its spectators or everyone")
-    return Notice.objects.create(audience=audience, game_id=game_id, kind=kind, data=data)
+    return Notice.objects.create(audience=audience, game_id=game_id, kind=kind, data=data, author_id=author_id)

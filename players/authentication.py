@@ -6,7 +6,8 @@ comparison of digests) and differ from knox in three ways:
 
 * an expired token is refused, and neither it nor the player's other tokens are deleted on
   the way (knox reads and cleans all of them on every request); beat prunes them hourly;
-* ``last_used_at`` is kept, written at most once a minute per token (ApiToken.mark_used);
+* ``last_used_at`` is kept, written at most once a minute per token (ApiToken.mark_used),
+  and so is the player's ``last_seen_at`` (presence: players.presence.mark_seen);
 * a key that cannot be one (not ASCII letters, digits, ``_`` or ``-``) is refused before
   the database sees it, so odd bytes in the header answer 401, never 500.
 """
@@ -24,6 +25,7 @@ from knox.settings import CONSTANTS
 from rest_framework.exceptions import AuthenticationFailed
 
 from players.models import ApiToken, Player
+from players.presence import mark_seen
 
 INVALID = "Invalid token."
 EXPIRED = "The token has expired."
@@ -46,6 +48,7 @@ class ApiTokenAuthentication(TokenAuthentication):
                     raise AuthenticationFailed(EXPIRED)
                 player, api_token = self.validate_user(api_token)  # inactive players: 401
                 api_token.mark_used()
+                mark_seen(player)
                 return player, api_token
         raise AuthenticationFailed(INVALID)
 

@@ -1,5 +1,6 @@
 """Read operations on players."""
 
+from collections.abc import Iterable
 from importlib import import_module
 from typing import Any
 
@@ -7,6 +8,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from players.models import ApiToken, Block, Player
+from players.presence import is_online, presence_window
 
 NO_STATS = {"games_played": 0, "games_won": 0}
 
@@ -31,6 +33,7 @@ def player_profile(player: Player) -> dict[str, Any]:
         "id": player.id,
         "username": player.username,
         "date_joined": player.date_joined,
+        "online": is_online(player.last_seen_at),
         **player_stats(player),
     }
 
@@ -51,6 +54,41 @@ def live_token_ids(token_ids: set[int]) -> set[int]:
 def blocked_between(a: int, b: int) -> bool:
     """Whether either of players ``a`` and ``b`` blocked the other."""
     return Block.objects.filter(Q(blocker_id=a, blocked_id=b) | Q(blocker_id=b, blocked_id=a)).exists()
+
+
+def blocks_among(blockers: Iterable[int], authors: Iterable[int]) -> set[tuple[int, int]]:
+    """The pairs (viewer, author) of ``blockers`` and ``authors`` between whom a block
+    stands, either way (one query): a viewer is not shown the table talk of a player
+    they blocked or who blocked them (the live hub's chat notices)."""
+    blockers, authors = set(blockers), set(authors)
+    if not blockers or not authors:
+        return set()
+    rows = Block.objects.filter(
+        Q(blocker_id__in=blockers, blocked_id__in=authors) | Q(blocker_id__in=authors, blocked_id__in=blockers)
+    ).values_list("blocker_id", "blocked_id")
+    pairs = set()
+    for blocker, blocked in rows:
+        if blocker in blockers and blocked in authors:
+            pairs.add((blocker, blocked))
+        if blocked in blockers and blocker in authors:
+            pairs.add((blocked, blocker))
+    return pairs
+
+
+def blocked_either_way(player_id: int) -> set[int]:
+    """The ids of the players ``player_id`` blocked or who blocked ``player_id``."""
+    rows = Block.objects.filter(Q(blocker_id=player_id) | Q(blocked_id=player_id)).values_list("blocker_id", "blocked_id")
+    return {b if a == player_id else a for a, b in rows}
+
+
+def online_ids(player_ids: Iterable[int]) -> set[int]:
+    """Those of ``player_ids`` who are online (players.presence): seen in the last
+    UNO_PRESENCE_SECONDS (one query; quick play's real-time tables)."""
+    ids = set(player_ids)
+    if not ids:
+        return set()
+    since = timezone.now() - presence_window()
+    return set(Player.objects.filter(pk__in=ids, last_seen_at__gt=since).values_list("pk", flat=True))
 
 
 def blocked_by(player_id: int) -> set[int]:

@@ -151,6 +151,9 @@ class PlayerProfileSerializer(serializers.Serializer):
     games_played = serializers.IntegerField(help_text="Games the player took part in.")
     games_won = serializers.IntegerField(help_text="Games the player won.")
     date_joined = serializers.DateTimeField()
+    online = serializers.BooleanField(
+        help_text="Seen in the last UNO_PRESENCE_SECONDS (120 by default): a request, or an open stream or feed."
+    )
 
 
 class WebhookInputSerializer(serializers.Serializer):

@@ -225,7 +225,8 @@ def test_me_returns_profile(auth_client):
     body = assert_json(auth_client.get(ME), 200)
 
     player = auth_client.player
-    assert set(body) == {"id", "username", "games_played", "games_won", "date_joined"}
+    assert set(body) == {"id", "username", "games_played", "games_won", "date_joined", "online"}
+    assert body["online"] is True  # (this request saw the player: presence)
     assert body["id"] == player.id
     assert body["username"] == player.username
     assert isinstance(body["games_played"], int) and body["games_played"] >= 0
