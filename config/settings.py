@@ -329,6 +329,18 @@ LIVE_MAX_STREAMS_PER_PLAYER = int(env_str("LIVE_MAX_STREAMS_PER_PLAYER", "20"))
 # and at least this often (seconds) while they are idle, one query per web process.
 LIVE_CREDENTIALS_CHECK_SECONDS = float(env_str("LIVE_CREDENTIALS_CHECK_SECONDS", "1"))
 
+# Quick play (matchmaking/): the turn time of each speed class (seconds per decision), how
+# long a request waits at most before it expires (a request that accepts correspondence
+# tables: the longer), and how often beat sends the matchmaker's sweep (bot fill-ins after
+# their wait, expiries, and a full pass over the waiting requests every
+# UNO_QUICKPLAY_RESCAN_SECONDS: a table that could not be created, a block lifted).
+UNO_QUICKPLAY_REALTIME_TURN_SECONDS = env_int("UNO_QUICKPLAY_REALTIME_TURN_SECONDS", 30)
+UNO_QUICKPLAY_CORRESPONDENCE_TURN_SECONDS = env_int("UNO_QUICKPLAY_CORRESPONDENCE_TURN_SECONDS", 86400)
+UNO_QUICKPLAY_MAX_WAIT_SECONDS = env_int("UNO_QUICKPLAY_MAX_WAIT_SECONDS", 1800)
+UNO_QUICKPLAY_CORRESPONDENCE_MAX_WAIT_SECONDS = env_int("UNO_QUICKPLAY_CORRESPONDENCE_MAX_WAIT_SECONDS", 7 * 86400)
+UNO_QUICKPLAY_SWEEP_SECONDS = float(env_str("UNO_QUICKPLAY_SWEEP_SECONDS", "1"))
+UNO_QUICKPLAY_RESCAN_SECONDS = float(env_str("UNO_QUICKPLAY_RESCAN_SECONDS", "60"))
+
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {
         "task": "games.tasks.sweep_deadlines",
@@ -352,6 +364,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "players.tasks.prune_expired_tokens",
         "schedule": 3600.0,
         "options": {"expires": 3600.0},
+    },
+    "sweep-quickplay": {
+        "task": "matchmaking.tasks.sweep_quickplay",
+        "schedule": UNO_QUICKPLAY_SWEEP_SECONDS,
+        # on the deadlines' queue (a backlog of bot steps never holds it up); dropped when
+        # still queued after two periods, so that sweeps never pile up
+        "options": {"queue": "deadlines", "expires": max(2 * UNO_QUICKPLAY_SWEEP_SECONDS, 2.0)},
     },
 }
 
@@ -512,6 +531,7 @@ SPECTACULAR_SETTINGS = {
         "ColorEnum": "games.engine.COLORS",
         "LevelEnum": "games.services.BOT_LEVELS",
         "DecisionEnum": "games.serializers.DECISION_TYPES",
+        "RulesetEnum": "games.engine.PRESETS",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
