@@ -94,3 +94,8 @@ def online_ids(player_ids: Iterable[int]) -> set[int]:
 def blocked_by(player_id: int) -> set[int]:
     """The ids of the players ``player_id`` blocked."""
     return set(Block.objects.filter(blocker_id=player_id).values_list("blocked_id", flat=True))
+
+
+def blocks_of(player_id: int) -> QuerySet[Block]:
+    """The players ``player_id`` blocked, newest first."""
+    return Block.objects.filter(blocker_id=player_id).select_related("blocked").order_by("-created_at", "-id")

@@ -187,3 +187,18 @@ class WebhookSerializer(serializers.Serializer):
 
     class Meta:
         ref_name = "Webhook"
+
+
+class BlockInputSerializer(serializers.Serializer):
+    username = StrictCharField(max_length=150, help_text="The player to block.")
+
+    class Meta:
+        ref_name = "NewBlock"
+
+
+class BlockSerializer(serializers.Serializer):
+    username = serializers.CharField(source="blocked.username", help_text="The blocked player.")
+    created_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "Block"

@@ -8,7 +8,7 @@ from django.db.models import Q
 
 from config.problems import ApiError
 from players import lockout
-from players.models import ApiToken, Player, Webhook, username_key
+from players.models import ApiToken, Block, Player, Webhook, username_key
 from players.tokens import LOGIN_TOKEN_NAME, REGISTER_TOKEN_NAME, token_issue
 from players.usernames import username_skeleton
 
@@ -132,3 +132,47 @@ def webhook_delete(*, player: Player) -> bool:
 
     deleted, _ = Webhook.objects.filter(player=player).delete()
     return bool(deleted)
+
+
+# --- Blocks (table talk and challenges: players.selectors.blocked_between) -----
+
+#: the most players one player may block
+MAX_BLOCKS = 1000
+
+
+def _player_named(username: str) -> Player:
+    """The player of ``username`` (exactly, else the same ignoring case and Unicode
+    forms), else 404 ``not_found``."""
+    if not username or len(username) > 150 or "\x00" in username:  # (no name can be: never asked)
+        raise ApiError(404, "not_found", "no such player")
+    try:
+        return Player.objects.get_by_natural_key(username)
+    except Player.DoesNotExist:
+        raise ApiError(404, "not_found", f"no player {username!r}") from None
+
+
+def block_player(*, blocker: Player, username: str) -> tuple[Block, bool]:
+    """``blocker`` blocks the player ``username``: neither is shown the other's table
+    talk, and the blocked cannot challenge the blocker.  (block, created): blocking again
+    changes nothing."""
+    blocked = _player_named(username)
+    if blocked.pk == blocker.pk:
+        raise ApiError(400, "invalid", "a player cannot block themselves", fields={"username": ["the caller"]})
+    with transaction.atomic():
+        Player.objects.select_for_update().filter(pk=blocker.pk).first()  # one block list at a time per player
+        existing = Block.objects.filter(blocker=blocker, blocked=blocked).first()
+        if existing is not None:
+            return existing, False
+        if Block.objects.filter(blocker=blocker).count() >= MAX_BLOCKS:
+            raise ApiError(409, "too_many_blocks", f"a player may block at most {MAX_BLOCKS} players",
+                           limit=MAX_BLOCKS)
+        return Block.objects.create(blocker=blocker, blocked=blocked), True
+
+
+def unblock_player(*, blocker: Player, username: str) -> None:
+    """``blocker`` no longer blocks ``username`` (404 ``not_found`` if they did not)."""
+    blocked = _player_named(username)
+    with transaction.atomic():
+        deleted, _ = Block.objects.filter(blocker=blocker, blocked=blocked).delete()
+    if not deleted:
+        raise ApiError(404, "not_found", f"the caller does not block {username!r}")

@@ -3,6 +3,8 @@ from django.urls import path
 from players.views import (
     ApiTokensView,
     ApiTokenView,
+    BlocksView,
+    BlockView,
     MeView,
     PasswordView,
     RegisterView,
@@ -20,4 +22,6 @@ urlpatterns = [
     path("auth/tokens/<int:token_id>", ApiTokenView.as_view(), name="token-detail"),
     path("players/me", MeView.as_view(), name="me"),
     path("players/me/webhook", WebhookView.as_view(), name="webhook"),
+    path("players/me/blocks", BlocksView.as_view(), name="blocks"),
+    path("players/me/blocks/<str:username>", BlockView.as_view(), name="block"),
 ]

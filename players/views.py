@@ -6,9 +6,11 @@ from rest_framework.views import APIView
 
 from config.problems import ApiError, problem_responses
 from players import lockout
-from players.selectors import player_profile, player_tokens
+from players.selectors import blocks_of, player_profile, player_tokens
 from players.serializers import (
     ApiTokenSerializer,
+    BlockInputSerializer,
+    BlockSerializer,
     CredentialsInputSerializer,
     NewApiTokenSerializer,
     PasswordChangeInputSerializer,
@@ -21,9 +23,11 @@ from players.serializers import (
     WebhookSerializer,
 )
 from players.services import (
+    block_player,
     password_change,
     player_register,
     token_obtain,
+    unblock_player,
     webhook_delete,
     webhook_set,
 )
@@ -268,4 +272,42 @@ class WebhookView(APIView):
     def delete(self, request):
         if not webhook_delete(player=request.user):
             raise ApiError(404, "not_found", "no webhook is set")
+        return Response(status=204)
+
+
+class BlocksView(APIView):
+    """The players the caller blocked."""
+
+    @extend_schema(
+        operation_id="players_blocks_list", summary="The players the caller blocked, newest first", tags=["players"],
+        responses={200: BlockSerializer(many=True), **problem_responses(401, 429)},
+    )
+    def get(self, request):
+        return Response(BlockSerializer(blocks_of(request.user.pk), many=True).data)
+
+    @extend_schema(
+        operation_id="players_blocks_create",
+        summary="Block a player",
+        description="Neither player is shown the other's table talk (`GET /games/{id}/chat` and the streams' "
+        "`chat` events), and the blocked player cannot challenge the caller. The blocked player is not told. "
+        "Blocking again changes nothing (200). At most 1,000 blocks.",
+        tags=["players"], request=BlockInputSerializer,
+        responses={201: BlockSerializer, 200: BlockSerializer, **problem_responses(
+            (400, "`invalid` (with `fields`): `username` missing or not a string, or the caller's own"), 401,
+            (404, "`not_found`: no such player"), (409, "`too_many_blocks`"), 415, 429)},
+    )
+    def post(self, request):
+        ser = BlockInputSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        block, created = block_player(blocker=request.user, username=ser.validated_data["username"])
+        return Response(BlockSerializer(block).data, status=201 if created else 200)
+
+
+class BlockView(APIView):
+    @extend_schema(
+        operation_id="players_blocks_delete", summary="Unblock a player", tags=["players"], request=None,
+        responses={204: None, **problem_responses(401, (404, "`not_found`: no such player, or not blocked"), 429)},
+    )
+    def delete(self, request, username: str):
+        unblock_player(blocker=request.user, username=username)
         return Response(status=204)
