@@ -420,14 +420,14 @@ HEALTH_BOT_BACKLOG_GAMES = env_int("HEALTH_BOT_BACKLOG_GAMES", 5)
 # the last this many seconds: a request of theirs, or an open stream or feed (the live hub
 # marks those every minute).
 UNO_PRESENCE_SECONDS = env_int("UNO_PRESENCE_SECONDS", 120)
+# How often each web process's live hub marks the players of its open streams and feeds
+# seen (one UPDATE for all of them): less than UNO_PRESENCE_SECONDS.
+LIVE_PRESENCE_TOUCH_SECONDS = float(env_str("LIVE_PRESENCE_TOUCH_SECONDS", "60"))
 # Table talk (POST /games/{id}/chat): a message's text after cleaning, in characters
 # (code points), at most; a body's text before cleaning at most UNO_CHAT_RAW_LENGTH.
 UNO_CHAT_MAX_LENGTH = env_int("UNO_CHAT_MAX_LENGTH", 280)
 UNO_CHAT_RAW_LENGTH = env_int("UNO_CHAT_RAW_LENGTH", 2000)
 # Messages per player, comma-separated tiers "<count>/<number><s|m|h|d>" each a fixed
-# How often each web process's live hub marks the players of its open streams and feeds
-# seen (one UPDATE for all of them): less than UNO_PRESENCE_SECONDS.
-LIVE_PRESENCE_TOUCH_SECONDS = float(env_str("LIVE_PRESENCE_TOUCH_SECONDS", "60"))
 # window (as UNO_LOGIN_LOCKOUT): past one, 429 with Retry-After. Empty: no limit.
 UNO_CHAT_RATE = env_str("UNO_CHAT_RATE", "5/10s,30/1m")
 
