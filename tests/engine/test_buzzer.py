@@ -483,7 +483,7 @@ def test_hard_in_turn_and_last_to_owe_the_buzz_searches_buzz_against_its_plays()
     buzz(state, 0)
     buzz(state, 2)
     legal = legal_actions(state, 1)
-    action = policies.choose("hard", observe(state, 1, random.Random(2)), 1, legal, random.Random(2), budget_ms=30)
+    action = policies.choose("hard", observe(state, 1, random.Random(2)), 1, legal, random.Random(2), max_samples=8)
     assert action in legal
     assert policies.LAST_SEARCH["candidates"] >= 3  # its distinct plays, the draw and the buzz
 

@@ -653,7 +653,7 @@ def test_the_new_action_types_are_registered_and_typed():
 # ==============================================================================================
 def _pick(level: str, state: State, seat: int, seed: int = 0) -> dict:
     rng = random.Random(seed)
-    return choose(level, observe(state, seat, rng), seat, legal_actions(state, seat), rng, budget_ms=20)
+    return choose(level, observe(state, seat, rng), seat, legal_actions(state, seat), rng, max_samples=8)
 
 
 def test_normal_and_hard_keep_good_cards_and_discard_weak_ones():

@@ -549,7 +549,7 @@ def test_a_game_with_every_hand_moving_card_replays_identically():
 
 def _bot_pick(level: str, state: State, seat: int) -> dict:
     rng = random.Random(1)
-    return choose(level, observe(state, seat, rng), seat, legal_actions(state, seat), rng, budget_ms=20)
+    return choose(level, observe(state, seat, rng), seat, legal_actions(state, seat), rng, max_samples=8)
 
 
 def test_normal_swaps_with_the_smallest_hand():

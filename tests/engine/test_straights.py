@@ -558,7 +558,7 @@ def test_hard_searches_each_continuation_and_ending_the_sequence():
     state = arrange(3, options=STRAIGHTS, hands=[["red 5", "red 4", "red 6", "green 1", "blue 2"],
                                                  ["yellow 1", *FILL], ["yellow 2", *FILL]], top="red 3")
     play(state, 0, "red 5")
-    action = bots.decide("hard", state, 0, random.Random(1), budget_ms=20)
+    action = bots.decide("hard", state, 0, random.Random(1), max_samples=8)
     assert action in legal_actions(state, 0)
     # every distinct decision was tried in the same sampled worlds, rolled out on the fast path
     assert policies.LAST_SEARCH["candidates"] == 3  # red 4, red 6, end_turn

@@ -418,7 +418,7 @@ def test_normal_and_hard_aim_at_the_fewest_cards():
                            ["yellow 1", "yellow 2"], F3])
     for level in ("normal", "hard"):
         rng = random.Random(1)
-        pick = choose(level, observe(state, 0, rng), 0, legal_actions(state, 0), rng, budget_ms=20)
+        pick = choose(level, observe(state, 0, rng), 0, legal_actions(state, 0), rng, max_samples=8)
         if pick["type"] == "play" and pick["card"] == cid(state, 0, "red targeted_draw_two"):
             assert pick["target_seat"] == 2, (level, pick)
     rng = random.Random(0)

@@ -481,7 +481,7 @@ def test_play_uno_com_a_replay_round_ends_with_replay_worth_20():
 # ==============================================================================================
 def _pick(level: str, state: State, seat: int, seed: int = 0) -> dict:
     rng = random.Random(seed)
-    return choose(level, observe(state, seat, rng), seat, legal_actions(state, seat), rng, budget_ms=20)
+    return choose(level, observe(state, seat, rng), seat, legal_actions(state, seat), rng, max_samples=8)
 
 
 @pytest.mark.parametrize("level", ["random", "easy", "normal", "hard"])
