@@ -1,54 +1,20 @@
-// The browser client: hash routes #/login, #/lobby, #/game/ID, #/replay/ID.
+// The browser client: hash routes #/login, #/lobby, #/game/ID, #/replay/ID,
+// #/challenge/TOKEN (an open challenge's link).
 
-import { ApiError, allPages, api, newKey, onUnauthorized, session } from "./api.js";
+import { allPages, api, newKey, onUnauthorized, session } from "./api.js";
 import {
   COLORS, actionLabel, cardEl, cardName, choiceLabel, countdown, describeEvent, describeMove,
   describePending, seatNamer,
 } from "./cards.js";
 import { GameLive, playerFeed } from "./live.js";
+import {
+  FEED_EVENTS, STREAM_EVENTS, challengeControls, challengesPanel, chatPanel, followRematch, quickPlayPanel,
+  rematchPanel, viewOpenChallenge,
+} from "./meeting.js";
 import { buildTimeline } from "./replay.js";
-
-// --- small DOM helpers ----------------------------------------------------------------
-function el(tag, props, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(props || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (k === "dataset") Object.assign(e.dataset, v);
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) {
-    if (c !== null && c !== undefined && c !== false) e.append(c instanceof Node ? c : String(c));
-  }
-  return e;
-}
+import { el, hideError, notice, showError } from "./ui.js";
 
 const main = () => document.getElementById("main");
-
-function showError(err) {
-  const box = document.getElementById("error");
-  const message = err instanceof ApiError || err instanceof Error ? err.message : String(err);
-  box.replaceChildren(el("span", { class: "message", text: message }),
-    el("button", { type: "button", class: "close", "aria-label": "Dismiss", onclick: hideError }, "×"));
-  box.dataset.code = (err && err.code) || "";
-  box.hidden = false;
-}
-
-function hideError() {
-  const box = document.getElementById("error");
-  box.hidden = true;
-  box.replaceChildren();
-}
-
-function notice(text) {
-  const box = document.getElementById("notice");
-  box.textContent = text;
-  box.hidden = false;
-  clearTimeout(notice.timer);
-  notice.timer = setTimeout(() => { box.hidden = true; }, 6000);
-}
 
 // The countdowns: every element with data-deadline shows the time left.
 setInterval(() => {
@@ -77,6 +43,7 @@ const ROUTES = [
   [/^#\/lobby$/, (root, sc) => viewLobby(root, sc)],
   [/^#\/game\/(\d+)$/, (root, sc, m) => viewGame(root, sc, Number(m[1]))],
   [/^#\/replay\/(\d+)$/, (root, sc, m) => viewReplay(root, sc, Number(m[1]))],
+  [/^#\/challenge\/([A-Za-z0-9_-]+)$/, (root, sc, m) => viewOpenChallenge(root, sc, m[1], playerFeed)],
 ];
 
 async function route() {
@@ -266,18 +233,23 @@ async function viewLobby(root, sc) {
       el("label", { for: "create-options-json", class: "json" }, "More options as JSON (over the fields above)",
         el("textarea", { id: "create-options-json", rows: 2, placeholder: "{\"rounds\": 1, \"stacking\": \"same\"}" }))),
     el("button", { type: "submit", id: "create-submit" }, "Create game"));
+  /** The game's settings as `POST /games` (and `POST /challenges`) take them. */
+  const readSettings = () => {
+    const body = { ruleset: form.querySelector("#create-ruleset").value };
+    const seats = form.querySelector("#create-max-players").value;
+    if (seats) body.max_players = Number(seats);
+    body.bots = [...bots.querySelectorAll(".bot-level")].map((s) => ({ level: s.value }));
+    const turn = form.querySelector("#create-turn-seconds").value;
+    if (turn) body.turn_seconds = Number(turn);
+    const options = readOptions(form);
+    if (Object.keys(options).length) body.options = options;
+    return body;
+  };
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     hideError();
     try {
-      const body = { ruleset: form.querySelector("#create-ruleset").value };
-      const seats = form.querySelector("#create-max-players").value;
-      if (seats) body.max_players = Number(seats);
-      body.bots = [...bots.querySelectorAll(".bot-level")].map((s) => ({ level: s.value }));
-      const turn = form.querySelector("#create-turn-seconds").value;
-      if (turn) body.turn_seconds = Number(turn);
-      const options = readOptions(form);
-      if (Object.keys(options).length) body.options = options;
+      const body = readSettings();
       form.querySelector("#create-submit").disabled = true;
       const { data } = await api("POST", "/api/v1/games", { body });
       location.hash = `#/game/${data.id}`;
@@ -301,7 +273,12 @@ async function viewLobby(root, sc) {
     e.preventDefault();
     if (openId.value) location.hash = `#/game/${openId.value}`;
   });
-  root.append(el("div", { class: "lobby" }, el("div", { class: "col" }, form, goto), el("div", { class: "col" }, mine, open)));
+  // meeting others: quick play, challenges (sent with the settings above)
+  const quick = quickPlayPanel(sc, cat.rulesets, cat.levels);
+  const challenges = challengesPanel(sc);
+  form.append(challengeControls(readSettings, () => challenges.refresh().catch(showError)));
+  root.append(el("div", { class: "lobby" }, el("div", { class: "col" }, quick.element, form, goto),
+    el("div", { class: "col" }, challenges.element, mine, open)));
 
   const playersText = (g) => g.players.map((p) => {
     const name = p.username || (p.is_bot ? `${p.bot_level || ""} bot` : `seat ${p.seat}`);
@@ -357,15 +334,20 @@ async function viewLobby(root, sc) {
         } }, "Join"))))))
       : el("p", { class: "empty" }, "No open game to join."));
   };
-  const refresh = () => Promise.all([loadMine(), loadOpen()]).catch((err) => { if (sc.alive()) showError(err); });
-  await refresh();
+  const refresh = () => Promise.all([loadMine(), loadOpen(), challenges.refresh()])
+    .catch((err) => { if (sc.alive()) showError(err); });
+  await Promise.all([refresh(), quick.refresh()]);
   let pending = null;
   sc.later(playerFeed((name, data) => {
     if (name === "your_turn" && data) notice(`Your turn in game #${data.game}`);
     if (name === "game_finished" && data) notice(`Game #${data.game} is over`);
+    if (name === "rematch_offer" && data) notice(`${data.by} offers a rematch of game #${data.game}`);
+    challenges.onFeed(name, data);
+    quick.onFeed(name, data);
+    if (FEED_EVENTS.includes(name)) return;
     clearTimeout(pending);
     pending = setTimeout(refresh, 300);
-  }));
+  }, FEED_EVENTS));
   sc.later(() => clearTimeout(pending));
 }
 
@@ -376,7 +358,8 @@ async function viewGame(root, sc, id) {
   const state = { game: first, log: [], seqs: new Set(), busy: false, choice: null, live: "" };
   const table = el("section", { id: "table", class: "table" });
   const logList = el("ol", { id: "log", class: "log", reversed: true });
-  root.append(table, el("section", { class: "panel log-box" }, el("h3", {}, "Recent moves"), logList));
+  const chat = chatPanel(sc, id, () => state.game);
+  root.append(table, chat.element, el("section", { class: "panel log-box" }, el("h3", {}, "Recent moves"), logList));
 
   const names = () => seatNamer(state.game);
   const addMoves = (moves) => {
@@ -395,9 +378,16 @@ async function viewGame(root, sc, id) {
 
   const apply = (g) => {
     if (g.version < state.game.version) return;
+    const finishing = g.status !== state.game.status;
     state.game = g;
     if (live) live.seen(g);
     render();
+    if (finishing) chat.roomTitle();
+  };
+  const rematchChanged = (r) => {
+    state.game = { ...state.game, rematch: r };
+    render();
+    followRematch(r);
   };
 
   const act = async (item) => {
@@ -458,7 +448,7 @@ async function viewGame(root, sc, id) {
       parts.push(waitingPanel(g, n));
     } else {
       parts.push(seatsPanel(g, n), pilePanel(g, n));
-      if (g.status === "finished") parts.push(resultPanel(g, n));
+      if (g.status === "finished") parts.push(resultPanel(g, n, rematchPanel(g, rematchChanged)));
       if (g.hand !== undefined) parts.push(handPanel(g, n), actionsPanel(g, n));
       else parts.push(el("p", { id: "spectating", class: "hint" }, "You are watching this game: you hold no seat in it."));
     }
@@ -517,12 +507,13 @@ async function viewGame(root, sc, id) {
         g.deadline && g.status === "active" ? el("div", {}, "Next deadline in ", deadlineEl(g.deadline, { id: "deadline" })) : ""));
   }
 
-  function resultPanel(g, n) {
+  function resultPanel(g, n, rematch) {
     const winners = (g.winners && g.winners.length ? g.winners : [g.winner]).filter(Boolean);
     return el("div", { id: "result", class: "result panel" },
       el("h3", {}, `Game over: ${winners.map((w) => n(w.seat)).join(" and ")} won`),
       el("p", {}, "Scores: ", g.players.map((p) => `${n(p.seat)} ${p.score}`).join(", ")),
-      el("a", { id: "replay-link", class: "button", href: `#/replay/${g.id}` }, "Watch the replay"));
+      el("div", { class: "buttons" },
+        el("a", { id: "replay-link", class: "button", href: `#/replay/${g.id}` }, "Watch the replay"), rematch));
   }
 
   function handPanel(g, n) {
@@ -574,6 +565,7 @@ async function viewGame(root, sc, id) {
 
   let live = null;
   render();
+  chat.load().catch(() => { /* the table talk is a nicety */ });
   try {
     const from = Math.max(0, first.version - 30);
     const { data } = await api("GET", `/api/v1/games/${id}/moves?after=${from}&limit=30`);
@@ -584,6 +576,8 @@ async function viewGame(root, sc, id) {
     onMove: (m) => addMoves([m]),
     onGame: (g) => apply(g),
     onMode: (mode) => { state.live = mode; render(); },
+    notices: STREAM_EVENTS,
+    onNotice: (name, data) => (name === "rematch" ? rematchChanged(data) : chat.onNotice(name, data)),
   });
   live.lastSeq = Math.max(first.version, ...state.seqs);
   live.start();

@@ -9,16 +9,19 @@ const STREAM_FAILURES_BEFORE_FALLBACK = 3;
 /**
  * Follows game `id` from `version` on.  `onMove(move)` for each recorded move (as
  * /moves shows it), `onGame(game)` for each newer view of the game, `onMode(mode)`:
- * "stream", "long-poll" or "poll".
+ * "stream", "long-poll" or "poll"; `onNotice(name, data)` for the stream's other
+ * events named in `notices` (e.g. "chat", "rematch": sent on the stream only).
  */
 export class GameLive {
-  constructor(id, version, { onMove, onGame, onMode }) {
+  constructor(id, version, { onMove, onGame, onMode, onNotice, notices = [] }) {
     this.id = id;
     this.version = version;
     this.lastSeq = version;
     this.onMove = onMove;
     this.onGame = onGame;
     this.onMode = onMode || (() => {});
+    this.onNotice = onNotice || (() => {});
+    this.notices = notices;
     this.failures = 0;
     this.stopped = false;
     this.source = null;
@@ -69,6 +72,9 @@ export class GameLive {
       const data = JSON.parse(e.data);
       if (data.game) this.onGame(data.game);
     });
+    for (const name of this.notices) {
+      source.addEventListener(name, (e) => this.onNotice(name, JSON.parse(e.data)));
+    }
     source.onerror = () => {
       // reopen it ourselves, from the last move seen (the URL's `after` would go back)
       source.close();
@@ -125,11 +131,12 @@ export class GameLive {
 }
 
 /**
- * The player's feed (`your_turn`, `game_started`, `game_finished`, `joined`):
- * `onEvent(name, data)`; when the stream keeps failing, `onEvent("poll", null)` every
- * 15 s instead.  Returns a function that stops it.
+ * The player's feed (`your_turn`, `game_started`, `game_finished`, `joined`, and the
+ * notices named in `more`, e.g. `challenge`): `onEvent(name, data)`; when the stream
+ * keeps failing, `onEvent("poll", null)` every 15 s instead.  Returns a function that
+ * stops it.
  */
-export function playerFeed(onEvent) {
+export function playerFeed(onEvent, more = []) {
   let stopped = false;
   let failures = 0;
   let source = null;
@@ -138,7 +145,7 @@ export function playerFeed(onEvent) {
     if (stopped) return;
     source = new EventSource(`/api/v1/players/me/events?token=${encodeURIComponent(session.token || "")}`);
     source.onopen = () => { failures = 0; };
-    for (const name of ["your_turn", "game_started", "game_finished", "joined"]) {
+    for (const name of ["your_turn", "game_started", "game_finished", "joined", ...more]) {
       source.addEventListener(name, (e) => onEvent(name, JSON.parse(e.data)));
     }
     source.onerror = () => {
