@@ -137,6 +137,21 @@ def play_to_the_end(pages, gid: int, api: Api, limit: float = 150) -> None:
     print(f"game {gid}: finished after {clicks} clicks")
 
 
+def played_through_the_api(gid: int, players: list[Api], limit: float = 60) -> None:
+    """The players play game ``gid`` to the end by the API (a card when they can)."""
+    deadline = time.monotonic() + limit
+    while True:
+        assert time.monotonic() < deadline, f"game {gid} did not end"
+        for api in players:
+            view = api.get(f"/games/{gid}")
+            if view["status"] == "finished":
+                return
+            if view["legal_actions"]:
+                action = next((a for a in view["legal_actions"] if a["type"] == "play"), view["legal_actions"][0])
+                r = api.call("POST", f"/games/{gid}/actions", {**action, "expected_version": view["version"]})
+                assert r.status_code in (200, 409), r.text
+
+
 # --- a challenge by name, the game, the rematch --------------------------------------------
 def test_a_challenge_by_name_is_accepted_played_to_the_end_and_rematched_with_the_seats_rotated(server, new_page):  # noqa: F811
     a_name, a = register(server)
@@ -196,6 +211,30 @@ def test_a_challenge_by_name_is_accepted_played_to_the_end_and_rematched_with_th
     pa.wait_for_selector("#table[data-status=active][data-seat='1']")
     pb.wait_for_selector("#table[data-status=active][data-seat='0']")
     pw.wait_for_selector("#table[data-seat=spectator]")
+
+
+def test_a_rematch_declined_in_the_page_ends_the_offer_for_everyone(server, new_page):  # noqa: F811
+    a_name, a = register(server)
+    b_name, b = register(server)
+    gid = a.post("/games", {"ruleset": "standard", "max_players": 2, "options": {"rounds": 1}}, status=201)["id"]
+    b.post(f"/games/{gid}/join")
+    a.post(f"/games/{gid}/start")
+    played_through_the_api(gid, [a, b])
+    pa = signed_in(new_page(), server, a_name, a.token, f"#/game/{gid}")
+    pb = signed_in(new_page(viewport=PHONE), server, b_name, b.token, f"#/game/{gid}")
+    for page in (pa, pb):
+        page.wait_for_selector("#table[data-status=finished][data-live=stream] #rematch[data-status=none]")
+    pa.click("#rematch-offer")
+    pb.wait_for_selector("#rematch[data-status=offered] #rematch-decline")
+    no_sideways_scroll(pb, "#rematch", "#rematch-accept", "#rematch-decline")
+    pb.click("#rematch-decline")
+    pb.wait_for_selector("#rematch[data-status=declined]")
+    pa.wait_for_selector("#rematch[data-status=declined]")  # the stream's rematch event
+    assert pa.inner_text("#rematch-status") == f"{b_name} declined the rematch."
+    assert pb.inner_text("#rematch-status") == "You declined the rematch."
+    assert pa.locator("#rematch button").count() == 0
+    assert a.get(f"/games/{gid}")["rematch"]["status"] == "declined"
+    assert pa.url.endswith(f"#/game/{gid}") and pb.url.endswith(f"#/game/{gid}")
 
 
 def test_a_declined_challenge_shows_the_reason_and_a_cancelled_one_ends(server, new_page):  # noqa: F811
@@ -305,6 +344,8 @@ def test_the_table_talk_both_ways_a_spectators_room_a_report_and_a_block(server,
     for page in (pa, pb, pw):
         page.wait_for_selector("#table[data-live=stream]")  # the stream is open: chat events come by it
     assert "players' room" in pa.inner_text("#chat h3") and "spectators' room" in pw.inner_text("#chat h3")
+    # presence: both players made requests just now
+    assert pw.locator("#seats .seat .flag.online").count() == 2 == sum(p["online"] for p in w.get(f"/games/{gid}")["players"])
 
     def say(page, text):
         page.fill("#chat-text", text)
@@ -390,6 +431,9 @@ def test_quick_play_on_a_phone_waiting_cancelled_then_matched(server, new_page):
     assert sorted(p["username"] for p in game["players"]) == sorted([a_name, b_name])
     pa.wait_for_selector("#table[data-status=active] #hand")
     no_sideways_scroll(pa, "#table", "#chat")
+    pa.click("text=Lobby")  # the game listed: the lobby still fits
+    pa.wait_for_selector(f"#my-games tr[data-game-id='{gid}']")
+    no_sideways_scroll(pa, "#quickplay-form", "#my-games")
 
 
 @requires_redis

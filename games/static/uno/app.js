@@ -485,6 +485,7 @@ async function viewGame(root, sc, id) {
       el("span", { class: "hand-count", title: "cards in hand" }, `${p.hand_count} card${p.hand_count === 1 ? "" : "s"}`),
       el("span", { class: "score", title: "score" }, `${p.score} pts`)),
     el("div", { class: "flags" },
+      p.online ? el("span", { class: "flag online", title: "seen in the last minutes" }, "online") : "",
       p.autopilot ? el("span", { class: "flag" }, "autopilot") : "",
       p.team !== null && p.team !== undefined ? el("span", { class: "flag" }, `team ${p.team}`) : "",
       p.status === "eliminated" ? el("span", { class: "flag" }, "out") : "",
