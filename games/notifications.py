@@ -7,17 +7,14 @@ who is told what and enqueues one delivery task per notification: ``game_started
 obligation; the task POSTs the JSON body signed
 with HMAC-SHA256 and retries with exponential backoff (network errors, 5xx, 408,
 425, 429; other 4xx answers, redirects and URLs that lead to a non-public address
-are final).  The POST goes through players/outbound.py (no request forgery against
-our own network).  Nothing here can delay or fail a move.
+are final).  The POST, its signature and its outcome are players/webhooks.py (through
+players/outbound.py: no request forgery against our own network).  Nothing here can
+delay or fail a move.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 import logging
-import random
 import uuid
 
 from celery import current_app
@@ -26,47 +23,24 @@ from django.utils import timezone
 
 from games import obligations
 from games.models import Game, GameStatus, Move, MoveBy
-from players import outbound
+from players import webhooks
+from players.webhooks import (  # noqa: F401 (the generic part, named here as before)
+    MAX_RETRIES,
+    RETRY_BACKOFF_MAX_SECONDS,
+    RETRY_BACKOFF_SECONDS,
+    RETRY_STATUSES,
+    USER_AGENT,
+    PermanentFailure,
+    TemporaryFailure,
+    max_retries,
+    retry_delay,
+    sign,
+)
 
 log = logging.getLogger(__name__)
-USER_AGENT = "uno-server-webhooks/1"
-#: retries of a failed delivery: base * 2**n seconds (capped), with jitter;
-#: settings UNO_WEBHOOK_RETRY_BACKOFF_SECONDS / UNO_WEBHOOK_MAX_RETRIES override
-RETRY_BACKOFF_SECONDS = 5.0
-RETRY_BACKOFF_MAX_SECONDS = 3600.0
-MAX_RETRIES = 10
-#: answers worth retrying besides 5xx
-RETRY_STATUSES = {408, 425, 429}
 #: a notification already queued for (game, version, event, player) is not queued again
 DEDUPE_SECONDS = 24 * 3600
 DELIVERY_NAMESPACE = uuid.UUID("0f6f2a7e-5a3c-4d8e-9a39-7f1b6c2d4e10")
-
-
-class PermanentFailure(Exception):
-    """The notification cannot be delivered for good (a 4xx answer, a redirect, a URL
-    that leads to a non-public address)."""
-
-
-class TemporaryFailure(Exception):
-    """The endpoint answered with a status worth retrying (5xx, 408, 425, 429)."""
-
-
-def sign(secret: str, body: bytes) -> str:
-    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
-
-
-def retry_delay(retries: int) -> float:
-    """Seconds before retry number ``retries + 1``: exponential, capped, jittered."""
-    from django.conf import settings
-
-    base = float(getattr(settings, "UNO_WEBHOOK_RETRY_BACKOFF_SECONDS", RETRY_BACKOFF_SECONDS))
-    return min(base * 2**retries, RETRY_BACKOFF_MAX_SECONDS) * random.uniform(0.5, 1.0)
-
-
-def max_retries() -> int:
-    from django.conf import settings
-
-    return int(getattr(settings, "UNO_WEBHOOK_MAX_RETRIES", MAX_RETRIES))
 
 
 def delivery_id(game: Game, event: str, player_id: int, about: str = "") -> str:
@@ -165,38 +139,11 @@ def _still_your_turn(payload: dict) -> bool:
 
 
 def deliver(player_id: int, event: str, payload: dict, delivery_id: str) -> int | None:
-    """POST one notification.  Returns the HTTP status, or None when there is nothing
-    to send (the player no longer has a webhook; a "your_turn" whose turn is over).
-    Raises PermanentFailure for an answer not worth retrying, any other exception
-    for one that is (the task retries)."""
-    from players.models import Webhook
-
-    hook = Webhook.objects.filter(player_id=player_id).first()
-    if hook is None:
-        return None
+    """POST one notification (``players.webhooks.deliver``).  Returns the HTTP status, or
+    None when there is nothing to send (the player no longer has a webhook; a
+    "your_turn" whose turn is over).  Raises PermanentFailure for an answer not worth
+    retrying, any other exception for one that is (the task retries)."""
     if event == "your_turn" and not _still_your_turn(payload):
         log.info("webhook %s: your_turn of game %s is stale, dropped", delivery_id, payload.get("game"))
         return None
-    body = json.dumps(payload, separators=(",", ":")).encode()
-    headers = {
-        "Content-Type": "application/json",
-        "User-Agent": USER_AGENT,
-        "X-Uno-Event": event,
-        "X-Uno-Delivery": delivery_id,
-        "X-Uno-Signature": sign(hook.secret, body),
-    }
-    try:  # the host is resolved and checked again: it may lead elsewhere by now
-        resp = outbound.post(hook.url, body, headers, allow_private=outbound.private_targets_allowed())
-    except outbound.Refused as exc:  # never the URL in the message: it may hold a secret
-        raise PermanentFailure(f"the URL {exc.reason}") from None
-    return _outcome(resp.status)
-
-
-def _outcome(status: int) -> int:
-    """The status of a delivered notification; TemporaryFailure or PermanentFailure
-    for an answer that is not a success (a redirect is never followed)."""
-    if 200 <= status < 300:
-        return status
-    if status >= 500 or status in RETRY_STATUSES:
-        raise TemporaryFailure(f"HTTP {status}")
-    raise PermanentFailure(f"HTTP {status}")
+    return webhooks.deliver(player_id, event, payload, delivery_id)

@@ -2,22 +2,54 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from celery import current_app
+from django.db import transaction
+
 from notices.models import Audience, Notice
+from players.models import Webhook
+
+log = logging.getLogger(__name__)
 
 
-def to_player(player_id: int, kind: str, data: dict[str, Any]) -> Notice:
+def to_player(player_id: int, kind: str, data: dict[str, Any], *, webhook: bool = False) -> Notice:
     """A ``kind`` event on ``player_id``'s feed (``data``: its JSON body; the hub adds
-    nothing to it but ``notice``, the notice's id)."""
-    return Notice.objects.create(audience=Audience.PLAYER, player_id=player_id, kind=kind, data=data)
+    nothing to it but ``notice``, the notice's id).  ``webhook``: also POSTed to the
+    player's webhook, if they have one, once the transaction commits (``notices.tasks``)."""
+    notice = Notice.objects.create(audience=Audience.PLAYER, player_id=player_id, kind=kind, data=data)
+    if webhook:
+        _to_webhooks([notice])
+    return notice
 
 
-def to_players(player_ids, kind: str, data: dict[str, Any]) -> list[Notice]:
-    """The same event on each of ``player_ids``' feeds (one row each)."""
-    return Notice.objects.bulk_create(
+def to_players(player_ids, kind: str, data: dict[str, Any], *, webhook: bool = False) -> list[Notice]:
+    """The same event on each of ``player_ids``' feeds (one row each); ``webhook`` as
+    :func:`to_player`'s."""
+    notices = Notice.objects.bulk_create(
         [Notice(audience=Audience.PLAYER, player_id=p, kind=kind, data=data) for p in sorted(set(player_ids))]
     )
+    if webhook:
+        _to_webhooks(notices)
+    return notices
+
+
+def _to_webhooks(notices: list[Notice]) -> None:
+    """Queue the delivery of ``notices`` to their players' webhooks after the commit
+    (none if the transaction rolls back; one query for who has a webhook)."""
+    hooked = set(Webhook.objects.filter(player_id__in={n.player_id for n in notices}).values_list("player_id", flat=True))
+    ids = [n.pk for n in notices if n.player_id in hooked and n.pk is not None]
+    if ids:
+        transaction.on_commit(lambda: _queue(ids))
+
+
+def _queue(notice_ids: list[int]) -> None:
+    for notice_id in notice_ids:
+        try:  # by name: notices.tasks imports this module's app
+            current_app.send_task("notices.tasks.deliver_notice", (notice_id,))
+        except Exception:  # the notice stands on the feed; a webhook is best effort
+            log.exception("could not queue the webhook of notice %s", notice_id)
 
 
 def to_game(game_id: int, kind: str, data: dict[str, Any], audience: str = Audience.EVERYONE,
