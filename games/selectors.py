@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -257,6 +258,31 @@ def _online(seat: Seat) -> bool | None:
     return is_online(seat.player.last_seen_at)
 
 
+@dataclass(frozen=True)
+class ViewField:
+    """A member of a game's view that another app adds (:func:`register_view_field`)."""
+
+    name: str
+    #: (game, seats) -> the member's value, the same for every viewer; called for every
+    #: view rendered, so it should cost nothing where it has nothing to say (e.g. a game
+    #: not finished yet: no query)
+    value: Callable[[Game, list[Seat]], Any]
+    #: () -> a new serializer field documenting it (``GameSerializer``, the OpenAPI schema)
+    schema_field: Callable[[], Any]
+
+
+#: the members other apps add to a game's view, by name (``games`` imports none of them)
+VIEW_FIELDS: dict[str, ViewField] = {}
+
+
+def register_view_field(name: str, value: Callable[[Game, list[Seat]], Any], schema_field: Callable[[], Any]) -> None:
+    """Add ``name`` to every game's view (``GET /games/{id}``, the game stream's ``game``
+    objects), its value ``value(game, seats)``, documented by ``schema_field()`` (a DRF
+    serializer field): called from an app's ``AppConfig.ready``, so that ``games`` shows
+    what the apps above it know of a game without importing them (the meeting app's
+    ``rematch``)."""
+    VIEW_FIELDS[name] = ViewField(name, value, schema_field)
+
 
 def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, Any]:
     """The game as ``player`` may see it (GET /games/{id})."""
@@ -300,7 +326,7 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
         out["players"] = [_player_entry(s, None) for s in seats]
         if seat is not None:
             out["hand"] = []
-        return out
+        return _with_view_fields(out, game, seats)
     state = engine.State.from_dict(game.state)
     v = engine.view(state, seat)
     owed = obligations.current(game, seats, state)
@@ -327,6 +353,12 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
         out["winners"] = [{"seat": s.seat, "username": s.player.username if s.player_id else None}
                           for s in seats if s.seat in (state.winners or [game.winner_seat])]
         out["seed"] = game.seed
+    return _with_view_fields(out, game, seats)
+
+
+def _with_view_fields(out: dict[str, Any], game: Game, seats: list[Seat]) -> dict[str, Any]:
+    for extra in VIEW_FIELDS.values():
+        out[extra.name] = extra.value(game, seats)
     return out
 
 

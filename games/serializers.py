@@ -219,6 +219,16 @@ class GameSerializer(serializers.Serializer):
     hand = CardSerializer(many=True, required=False, help_text="The caller's own cards (absent for spectators).")
     legal_actions = ActionSerializer(many=True, help_text="Ready-to-post action objects.")
 
+    def get_fields(self):
+        """The declared fields and those other apps add to the view
+        (``selectors.register_view_field``: the meeting app's ``rematch``)."""
+        from games.selectors import VIEW_FIELDS
+
+        fields = super().get_fields()
+        for extra in VIEW_FIELDS.values():
+            fields[extra.name] = extra.schema_field()
+        return fields
+
 
 class EventSerializer(serializers.Serializer):
     type = serializers.CharField()

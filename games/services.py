@@ -264,6 +264,14 @@ def create_table(
     return game
 
 
+def touch(game_id: int) -> None:
+    """Mark game ``game_id`` changed without a move (its ``updated_at``), inside the
+    caller's transaction: its ``ETag`` changes, and its open streams get a ``game``
+    event with the new view (the live hub), e.g. when a member another app adds to
+    its view changed (``selectors.register_view_field``: a rematch offer)."""
+    Game.objects.filter(pk=game_id).update(updated_at=timezone.now())
+
+
 def start_game(*, player, game_id: int) -> Game:
     with transaction.atomic():
         game = _lock(game_id)
@@ -690,22 +698,41 @@ def perform_action(
         # loaded and saved (no query), and DRF encodes it exactly as json_safe would.
         game, seat, events = act(game_id=game_id, player=player, action=action, expected_version=expected_version)
         return 200, render(game, seat, events)
+
+    def run() -> tuple[int, Any]:
+        game, seat, events = act(game_id=game_id, player=player, action=action, expected_version=expected_version)
+        return 200, render(game, seat, events)
+
+    return idempotent(player=player, idempotency_key=idempotency_key, request_hash=request_hash, run=run)
+
+
+def idempotent(
+    *,
+    player,
+    idempotency_key: str,
+    request_hash: str,
+    run: Callable[[], tuple[int, Any]],
+) -> tuple[int, Any]:
+    """Run ``run`` (a write that returns its answer, (status, body)) once per
+    ``Idempotency-Key`` of ``player``: a retry with the same key and request
+    (``request_hash``: :func:`fingerprint`) gets the first answer, a refusal included;
+    another request with the key 422 ``idempotency_key_reused``; a retry while the first
+    runs 409 ``idempotency_in_progress``.  ``run`` runs inside the transaction that
+    stores its answer (the actions' endpoint, and the meeting layer's POSTs that create)."""
     record = _idempotency_record(player=player, key=idempotency_key, request_hash=request_hash)
     if record.response_status is not None:
         return record.response_status, record.response_body
     try:
         with transaction.atomic():
-            # the record's row lock, the move and its stored answer commit together
+            # the record's row lock, the write and its stored answer commit together
             record = _lock_idempotency_record(record.pk)
             if record.response_status is not None:  # the first request finished meanwhile
                 return record.response_status, record.response_body
-            game, seat, events = act(
-                game_id=game_id, player=player, action=action, expected_version=expected_version
-            )
-            body = json_safe(render(game, seat, events))
-            record.response_status, record.response_body = 200, body
+            status, body = run()
+            body = json_safe(body)
+            record.response_status, record.response_body = status, body
             record.save(update_fields=["response_status", "response_body"])
-        return 200, body
+        return status, body
     except ApiError as exc:
         if exc.code != "idempotency_in_progress":
             # the refusal is the first response too (it changed nothing)
