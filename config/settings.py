@@ -350,6 +350,11 @@ CELERY_BEAT_SCHEDULE = {
         # so that a worker whose clock runs a little ahead of beat's still runs them
         "options": {"expires": max(UNO_SWEEP_SECONDS, 2.0)},
     },
+    "expire-challenges-and-rematches": {
+        "task": "meeting.tasks.expire_overdue",
+        "schedule": float(env_str("UNO_MEETING_SWEEP_SECONDS", "10")),
+        "options": {"expires": 10.0},
+    },
     "prune-idempotency-records": {
         "task": "games.tasks.prune_idempotency_records",
         "schedule": 3600.0,
