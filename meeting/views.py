@@ -26,6 +26,7 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     "(a refusal included) and changes nothing; the same key with another body 422 `idempotency_key_reused`, a retry "
     "while the first runs 409 `idempotency_in_progress`.",
 )
+BAD_KEY = (400, "`invalid`: a bad `Idempotency-Key` (with `fields`)")
 CLOSED = ("`challenge_expired`, `challenge_cancelled`, `challenge_declined`, `challenge_accepted` (the challenge is "
           "no longer pending: `challenge_status`, and `game`)")
 
@@ -124,7 +125,7 @@ class AcceptView(APIView):
         description="Once every named player accepted, the game starts (`game`; each player gets `game_started` on "
         "their feed).",
         responses={200: ChallengeSerializer, **problem_responses(
-            401, (404, "`not_found`: no such challenge, or not one the caller is named in"),
+            BAD_KEY, 401, (404, "`not_found`: no such challenge, or not one the caller is named in"),
             (409, f"`own_challenge`, `already_accepted`, {CLOSED}; the game's refusals (`too_many_games`...)"),
             (422, "`idempotency_key_reused`"), 429)},
     )
@@ -176,7 +177,7 @@ class OpenAcceptView(APIView):
         tags=["challenges"], request=None, parameters=[IDEMPOTENCY_KEY],
         description="The last free seat starts the game (`game`).",
         responses={200: ChallengeSerializer, **problem_responses(
-            401, (403, "`not_accepting_challenges` (the challenger's blocks), `cannot_challenge_bot` (a bot "
+            BAD_KEY, 401, (403, "`not_accepting_challenges` (the challenger's blocks), `cannot_challenge_bot` (a bot "
                   "account)"), 404,
             (409, f"`own_challenge`, `already_accepted`, `challenge_full`, {CLOSED}; the game's refusals "
              "(`too_many_games`...)"), (422, "`idempotency_key_reused`"), 429)},
@@ -220,7 +221,7 @@ class RematchView(APIView):
         "event on the old game's stream and its view's `rematch`. An offer expires after 15 minutes (3 days after a "
         "game whose `turn_seconds` is a day or more).",
         responses={200: RematchSerializer, **problem_responses(
-            401, (403, "`not_seated`, `left_game` (the caller left the game)"), 404,
+            BAD_KEY, 401, (403, "`not_seated`, `left_game` (the caller left the game)"), 404,
             (409, REMATCH_REFUSALS), (422, "`idempotency_key_reused`"), 429)},
     )
     def post(self, request, game_id: int):
