@@ -71,12 +71,11 @@ def finished_table(seats, **settings) -> Game:
 
 @pytest.fixture
 def three_finished(clients):
-    """alice, bob and an easy bot played a 1-round game to its end (``turn_seconds``
-    600, rated)."""
+    """alice, bob and an easy bot at a started game (``turn_seconds`` 600, rated), marked
+    finished in the database (no worker here to play the bot's turns; the game played to
+    its end is test_a_rematch_of_a_game_played_to_its_end's)."""
     alice, bob = clients("alice"), clients("bob")
     game = finished_table([alice.player, bob.player, {"level": "easy"}], turn_seconds=600, rated=True)
-    # the bot's seat: alice's client never acts for it, so the test ends it by the engine's
-    # timeout instead: set the game finished by playing the humans, the bot by its autopilot
     Game.objects.filter(pk=game.pk).update(status="finished", finished_at=timezone.now(), winner_seat=0)
     return game, alice, bob
 
