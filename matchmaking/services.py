@@ -36,7 +36,7 @@ from games import services as games_services
 from matchmaking.models import Pool, QuickPlayRequest, Status
 from matchmaking.speeds import max_wait_seconds, turn_seconds
 from notices import services as notices
-from players.models import Block
+from players.selectors import blocks_among
 
 log = logging.getLogger(__name__)
 
@@ -111,11 +111,10 @@ def find_table(anchor: QuickPlayRequest, waiting: Sequence[QuickPlayRequest],
     return None
 
 
-def _blocks(player_ids: Iterable[int]) -> set[tuple[int, int]]:
+def _blocked_pairs(player_ids: Iterable[int]) -> set[tuple[int, int]]:
     """The blocks among ``player_ids``, both ways: (a, b) for either's block of the other."""
     ids = set(player_ids)
-    pairs = Block.objects.filter(blocker_id__in=ids, blocked_id__in=ids).values_list("blocker_id", "blocked_id")
-    return {p for a, b in pairs for p in ((a, b), (b, a))}
+    return blocks_among(ids, ids)
 
 
 # --------------------------------------------------------------------------------------
@@ -171,7 +170,7 @@ def _seat(combo: Combo, requests: list[QuickPlayRequest], *, bots: int = 0, bot_
 
 
 def _match(anchor: QuickPlayRequest, waiting: list[QuickPlayRequest], now) -> int | None:
-    found = find_table(anchor, waiting, _blocks([anchor.player_id, *(w.player_id for w in waiting)]))
+    found = find_table(anchor, waiting, _blocked_pairs([anchor.player_id, *(w.player_id for w in waiting)]))
     if found is None:
         return None
     combo, table = found
@@ -230,7 +229,7 @@ def _fill_with_bots(req: QuickPlayRequest, due: list[QuickPlayRequest], now) -> 
     other seats."""
     combo = combos(req)[0]
     partners = [d for d in due if d.bots_level == req.bots_level]
-    blocks = _blocks([req.player_id, *(p.player_id for p in partners)])
+    blocks = _blocked_pairs([req.player_id, *(p.player_id for p in partners)])
     table = _fill(req, combo, partners, blocks, combo.seats)
     return _seat(combo, table, bots=combo.seats - len(table), bot_level=req.bots_level, now=now)
 

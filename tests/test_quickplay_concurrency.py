@@ -132,7 +132,7 @@ def test_sixty_players_at_once(tmp_path, clients):
     assert told == Counter((r.player_id, r.pk, r.game_id) for r in matched)
     # those still waiting: no table left to form among them (and no bots due)
     waiting = [r for r in reqs.values() if r.status == "waiting"]
-    blocks = services._blocks([r.player_id for r in waiting])
+    blocks = services._blocked_pairs([r.player_id for r in waiting])
     for r in waiting:
         assert services.find_table(r, [w for w in waiting if w.pk != r.pk], blocks) is None, r.pk
         assert r.bots_at is None
