@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -21,9 +19,8 @@ from chat.serializers import (
     ReportSerializer,
 )
 from chat.throttling import ChatThrottle
-from config.problems import PROBLEM_CONTENT_TYPE, ApiError, problem_body, problem_responses
+from config.problems import PROBLEM_CONTENT_TYPE, ApiError, problem_responses
 from games import services as games
-from games.models import IdempotencyRecord
 from games.pagination import int_param
 
 PAGE_DEFAULT, PAGE_MAX = 50, 200
@@ -38,34 +35,12 @@ def _idempotent(request, run) -> Response:
     """``run()`` -> (status, body), once per ``Idempotency-Key``, as the actions' endpoint
     (games.services: the key's record, its row lock, the stored first answer)."""
     key = request.headers.get("Idempotency-Key")
-    status, body = run() if key is None else _once(request.user, key, games.fingerprint(
-        "POST", request.path, request.data), run)
+    status, body = run() if key is None else games.idempotent(
+        player=request.user, idempotency_key=key, request_hash=games.fingerprint("POST", request.path, request.data),
+        run=run)
     if status >= 400:
         return Response(body, status=status, content_type=PROBLEM_CONTENT_TYPE)
     return Response(body, status=status)
-
-
-def _once(player, key: str, request_hash: str, run) -> tuple[int, Any]:
-    """(What ``games.services.perform_action`` does for an action, for any write: to be
-    replaced by the generic ``games.services.idempotent`` once it is in.)"""
-    record = games._idempotency_record(player=player, key=key, request_hash=request_hash)
-    if record.response_status is not None:
-        return record.response_status, record.response_body
-    try:
-        with transaction.atomic():
-            record = games._lock_idempotency_record(record.pk)
-            if record.response_status is not None:
-                return record.response_status, record.response_body
-            status, body = run()
-            record.response_status, record.response_body = status, games.json_safe(body)
-            record.save(update_fields=["response_status", "response_body"])
-        return status, record.response_body
-    except ApiError as exc:
-        if exc.code != "idempotency_in_progress":  # the refusal is the first answer too
-            problem = problem_body(status=exc.status_code, code=exc.code, detail=str(exc.detail), **exc.extra)
-            IdempotencyRecord.objects.filter(pk=record.pk, response_status=None).update(
-                response_status=exc.status_code, response_body=problem)
-        raise
 
 
 def _cursor(request, name: str) -> int | None:
