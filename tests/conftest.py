@@ -152,3 +152,23 @@ def store(request, settings) -> str:
     if request.param == "database":
         settings.REDIS_URL = ""
     return request.param
+
+
+@pytest.fixture
+def clients(make_player):
+    """Factory: ``clients(name)`` is an ``APIClient`` signed in as a new player of that name
+    (made on first use; ``.player`` is the player), the same one for the same name."""
+    from rest_framework.test import APIClient
+
+    made = {}
+
+    def client(name):
+        if name not in made:
+            player, token = make_player(name)
+            c = APIClient()
+            c.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+            c.player = player
+            made[name] = c
+        return made[name]
+
+    return client

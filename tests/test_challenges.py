@@ -19,34 +19,11 @@ from notices.models import Notice
 from players.models import Block
 
 from .celery_helpers import requires_redis, wait_for, worker  # noqa: F401 (fixture)
+from .helpers import assert_problem
 from .server_support import call, gunicorn, register  # noqa: F401 (fixture)
 from .sse_support import open_stream
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def clients(make_player):
-    made = {}
-
-    def client(name):
-        if name not in made:
-            player, token = make_player(name)
-            c = APIClient()
-            c.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-            c.player = player
-            made[name] = c
-        return made[name]
-
-    return client
-
-
-def problem(r, status, code):
-    assert r.status_code == status, r.content
-    assert r["Content-Type"].startswith("application/problem+json")
-    body = r.json()
-    assert body["code"] == code and body["status"] == status and body["detail"], body
-    return body
 
 
 def challenge(c, **body):
@@ -83,7 +60,7 @@ def test_a_challenge_by_name_accepted_starts_the_game(clients):
     r = bob.post(f"/api/v1/challenges/{ch['id']}/accept")
     assert r.status_code == 200 and r.json()["status"] == "pending" and r.json()["game"] is None
     assert r.json()["to"][0]["answer"] == "accepted"
-    problem(bob.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "already_accepted")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "already_accepted")
     assert Game.objects.count() == 0
     r = carol.post(f"/api/v1/challenges/{ch['id']}/accept")
     assert r.status_code == 200, r.content
@@ -97,16 +74,16 @@ def test_a_challenge_by_name_accepted_starts_the_game(clients):
     assert ("challenge_accepted", {"challenge": ch["id"], "by": "carol", "game": game.pk, "status": "accepted"}) \
         in kinds(alice.player)
     # the game is over for answers: every party gets a clear refusal
-    problem(carol.post(f"/api/v1/challenges/{ch['id']}/decline", {"reason": "later"}, format="json"), 409,
+    assert_problem(carol.post(f"/api/v1/challenges/{ch['id']}/decline", {"reason": "later"}, format="json"), 409,
             "already_accepted")
-    problem(alice.post(f"/api/v1/challenges/{ch['id']}/cancel"), 409, "challenge_accepted")
+    assert_problem(alice.post(f"/api/v1/challenges/{ch['id']}/cancel"), 409, "challenge_accepted")
 
 
 def test_decline_with_a_reason_is_shown_to_the_challenger(clients):
     alice, bob, carol = clients("alice"), clients("bob"), clients("carol")
     ch = challenge(alice, to=["bob", "carol"]).json()
     assert bob.post(f"/api/v1/challenges/{ch['id']}/accept").status_code == 200
-    body = problem(carol.post(f"/api/v1/challenges/{ch['id']}/decline", {"reason": "sideways"}, format="json"),
+    body = assert_problem(carol.post(f"/api/v1/challenges/{ch['id']}/decline", {"reason": "sideways"}, format="json"),
                    400, "invalid")
     assert "reason" in body["fields"]
     r = carol.post(f"/api/v1/challenges/{ch['id']}/decline", {"reason": "too_fast"}, format="json")
@@ -117,9 +94,9 @@ def test_decline_with_a_reason_is_shown_to_the_challenger(clients):
     assert ("challenge_declined", {"challenge": ch["id"], "by": "carol", "reason": "too_fast"}) in kinds(bob.player)
     # a declined challenge takes nothing more
     before = kinds(alice.player)
-    problem(bob.post(f"/api/v1/challenges/{ch['id']}/decline", {}, format="json"), 409, "already_accepted")
-    problem(carol.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "challenge_declined")
-    problem(alice.post(f"/api/v1/challenges/{ch['id']}/cancel"), 409, "challenge_declined")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/decline", {}, format="json"), 409, "already_accepted")
+    assert_problem(carol.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "challenge_declined")
+    assert_problem(alice.post(f"/api/v1/challenges/{ch['id']}/cancel"), 409, "challenge_declined")
     assert kinds(alice.player) == before and Game.objects.count() == 0
     # a decline without a reason is `generic`
     ch = challenge(alice, to=["bob"]).json()
@@ -129,16 +106,16 @@ def test_decline_with_a_reason_is_shown_to_the_challenger(clients):
 def test_cancel_only_by_the_challenger_and_then_closed(clients):
     alice, bob, carol = clients("alice"), clients("bob"), clients("carol")
     ch = challenge(alice, to=["bob"]).json()
-    problem(bob.post(f"/api/v1/challenges/{ch['id']}/cancel"), 403, "not_challenger")
-    problem(carol.post(f"/api/v1/challenges/{ch['id']}/cancel"), 404, "not_found")
-    problem(carol.get(f"/api/v1/challenges/{ch['id']}"), 404, "not_found")
-    problem(carol.post(f"/api/v1/challenges/{ch['id']}/accept"), 404, "not_found")
-    problem(alice.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "own_challenge")
-    problem(alice.post(f"/api/v1/challenges/{ch['id']}/decline"), 409, "own_challenge")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/cancel"), 403, "not_challenger")
+    assert_problem(carol.post(f"/api/v1/challenges/{ch['id']}/cancel"), 404, "not_found")
+    assert_problem(carol.get(f"/api/v1/challenges/{ch['id']}"), 404, "not_found")
+    assert_problem(carol.post(f"/api/v1/challenges/{ch['id']}/accept"), 404, "not_found")
+    assert_problem(alice.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "own_challenge")
+    assert_problem(alice.post(f"/api/v1/challenges/{ch['id']}/decline"), 409, "own_challenge")
     assert alice.post(f"/api/v1/challenges/{ch['id']}/cancel").json()["status"] == "cancelled"
     assert ("challenge_cancelled", {"challenge": ch["id"], "by": "alice"}) in kinds(bob.player)
-    problem(bob.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "challenge_cancelled")
-    problem(alice.post(f"/api/v1/challenges/{ch['id']}/cancel"), 409, "challenge_cancelled")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "challenge_cancelled")
+    assert_problem(alice.post(f"/api/v1/challenges/{ch['id']}/cancel"), 409, "challenge_cancelled")
     assert Participant.objects.get().answer == "pending" and Game.objects.count() == 0
 
 
@@ -151,7 +128,7 @@ def test_expiry_by_the_sweeper(clients, settings):
     Challenge.objects.filter(pk=ch["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
     # past its time, it reads expired and takes no answer, before the sweeper runs
     assert bob.get(f"/api/v1/challenges/{ch['id']}").json()["status"] == "expired"
-    problem(bob.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "challenge_expired")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "challenge_expired")
     assert Participant.objects.get(challenge_id=ch["id"]).answer == "pending"
     assert services.expire_overdue() == 1
     assert services.expire_overdue() == 0  # twice: nothing more
@@ -159,7 +136,7 @@ def test_expiry_by_the_sweeper(clients, settings):
     assert Challenge.objects.get(pk=corr["id"]).status == "pending"
     for c in (alice, bob):
         assert [k for k, d in kinds(c.player) if k == "challenge_expired"] == ["challenge_expired"]
-    problem(bob.post(f"/api/v1/challenges/{ch['id']}/decline"), 409, "challenge_expired")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/decline"), 409, "challenge_expired")
     assert [c["id"] for c in alice.get("/api/v1/challenges?status=expired").json()["results"]] == [ch["id"]]
 
 
@@ -169,7 +146,7 @@ def test_refusals_change_nothing(clients, make_player, settings):
 
     def refused(status, code, **body):
         before = (Challenge.objects.count(), Notice.objects.count())
-        out = problem(challenge(alice, **body), status, code)
+        out = assert_problem(challenge(alice, **body), status, code)
         assert (Challenge.objects.count(), Notice.objects.count()) == before
         return out
 
@@ -197,10 +174,10 @@ def test_refusals_change_nothing(clients, make_player, settings):
 def test_preferences(clients):
     alice, bob = clients("alice"), clients("bob")
     assert bob.get("/api/v1/players/me/preferences").json() == {"challenges": "everyone"}
-    problem(bob.patch("/api/v1/players/me/preferences", {"challenges": "some"}, format="json"), 400, "invalid")
+    assert_problem(bob.patch("/api/v1/players/me/preferences", {"challenges": "some"}, format="json"), 400, "invalid")
     assert bob.patch("/api/v1/players/me/preferences", {"challenges": "nobody"}, format="json").json() == \
         {"challenges": "nobody"}
-    problem(challenge(alice, to=["bob"]), 403, "not_accepting_challenges")
+    assert_problem(challenge(alice, to=["bob"]), 403, "not_accepting_challenges")
     bob.patch("/api/v1/players/me/preferences", {"challenges": "everyone"}, format="json")
     assert challenge(alice, to=["bob"]).status_code == 201
 
@@ -216,27 +193,27 @@ def test_an_open_challenge_by_its_link(clients, make_player):
     assert len(token) >= 32 and token not in str(kinds(alice.player))
     path = url.removeprefix("http://testserver")
     assert bob.get(path).json()["id"] == ch["id"]
-    problem(bob.get(path + "x"), 404, "not_found")
-    problem(bob.post(path + "x/accept"), 404, "not_found")
-    problem(alice.post(path + "/accept"), 409, "own_challenge")
+    assert_problem(bob.get(path + "x"), 404, "not_found")
+    assert_problem(bob.post(path + "x/accept"), 404, "not_found")
+    assert_problem(alice.post(path + "/accept"), 409, "own_challenge")
     _, robot_token = make_player("robby", is_bot=True)
     robot = APIClient()
     robot.credentials(HTTP_AUTHORIZATION=f"Token {robot_token}")
-    problem(robot.post(path + "/accept"), 403, "cannot_challenge_bot")
+    assert_problem(robot.post(path + "/accept"), 403, "cannot_challenge_bot")
     Block.objects.create(blocker=alice.player, blocked=dave.player)
-    problem(dave.post(path + "/accept"), 403, "not_accepting_challenges")
+    assert_problem(dave.post(path + "/accept"), 403, "not_accepting_challenges")
     r = bob.post(path + "/accept")
     assert r.status_code == 200 and r.json()["joined"] == ["bob"] and r.json()["game"] is None
-    problem(bob.post(path + "/accept"), 409, "already_accepted")
-    problem(bob.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "already_accepted")
-    problem(bob.post(f"/api/v1/challenges/{ch['id']}/decline"), 409, "already_accepted")
+    assert_problem(bob.post(path + "/accept"), 409, "already_accepted")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/accept"), 409, "already_accepted")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/decline"), 409, "already_accepted")
     assert bob.get("/api/v1/challenges?direction=incoming").json()["results"][0]["id"] == ch["id"]
     r = carol.post(path + "/accept")
     assert r.status_code == 200 and r.json()["status"] == "accepted"
     game = Game.objects.get(pk=r.json()["game"])
     seats = list(Seat.objects.filter(game=game).order_by("seat"))
     assert [s.player.username if s.player_id else s.bot_level for s in seats] == ["alice", "bob", "carol", "normal"]
-    problem(dave.post(path + "/accept"), 409, "challenge_full")
+    assert_problem(dave.post(path + "/accept"), 409, "challenge_full")
     assert Game.objects.count() == 1
 
 
@@ -247,7 +224,7 @@ def test_idempotency_key_on_create_and_accept(clients):
     again = alice.post("/api/v1/challenges", {"ruleset": "standard", "to": ["bob"]}, format="json", **headers)
     assert first.status_code == again.status_code == 201 and first.json() == again.json()
     assert Challenge.objects.count() == 1 and Notice.objects.filter(kind="challenge").count() == 1
-    problem(alice.post("/api/v1/challenges", {"ruleset": "house", "to": ["bob"]}, format="json", **headers),
+    assert_problem(alice.post("/api/v1/challenges", {"ruleset": "house", "to": ["bob"]}, format="json", **headers),
             422, "idempotency_key_reused")
     ch = first.json()["id"]
     a = bob.post(f"/api/v1/challenges/{ch}/accept", **headers)
@@ -262,7 +239,7 @@ def test_a_share_limit_refuses_the_accept_and_changes_nothing(clients, settings)
     ch1 = challenge(alice, to=["bob"]).json()
     ch2 = challenge(alice, to=["bob"]).json()
     assert bob.post(f"/api/v1/challenges/{ch1['id']}/accept").json()["game"]
-    problem(bob.post(f"/api/v1/challenges/{ch2['id']}/accept"), 409, "too_many_games")
+    assert_problem(bob.post(f"/api/v1/challenges/{ch2['id']}/accept"), 409, "too_many_games")
     assert Participant.objects.get(challenge_id=ch2["id"]).answer == "pending"
     assert Game.objects.count() == 1 and Challenge.objects.get(pk=ch2["id"]).status == "pending"
 

@@ -18,33 +18,11 @@ from meeting import services
 from meeting.models import Rematch
 from notices.models import Notice
 
+from .helpers import assert_problem
 from .server_support import call, gunicorn, register  # noqa: F401 (fixture)
 from .sse_support import open_stream
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def clients(make_player):
-    made = {}
-
-    def client(name):
-        if name not in made:
-            player, token = make_player(name)
-            c = APIClient()
-            c.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-            c.player = player
-            made[name] = c
-        return made[name]
-
-    return client
-
-
-def problem(r, status, code):
-    assert r.status_code == status, r.content
-    assert r["Content-Type"].startswith("application/problem+json")
-    assert r.json()["code"] == code and r.json()["detail"], r.json()
-    return r.json()
 
 
 def play_out(game_id: int, players: list[APIClient]) -> dict:
@@ -94,7 +72,7 @@ def test_a_rematch_of_a_game_played_to_its_end(clients):
     assert seen == offer
     (n,) = Notice.objects.filter(kind="rematch_offer")
     assert n.player_id == bob.player.pk and n.data["game"] == game.pk and n.data["by"] == "alice"
-    problem(alice.post(f"/api/v1/games/{game.pk}/rematch"), 409, "already_accepted")
+    assert_problem(alice.post(f"/api/v1/games/{game.pk}/rematch"), 409, "already_accepted")
     r = bob.post(f"/api/v1/games/{game.pk}/rematch")
     assert r.status_code == 200 and r.json()["status"] == "started", r.content
     new = Game.objects.get(pk=r.json()["game"])
@@ -102,8 +80,8 @@ def test_a_rematch_of_a_game_played_to_its_end(clients):
         ("standard", {"rounds": 1}, 2, 900, False, "active")
     assert [s.player.username for s in Seat.objects.filter(game=new).order_by("seat")] == ["bob", "alice"]
     assert alice.get(f"/api/v1/games/{game.pk}").json()["rematch"]["game"] == new.pk
-    problem(bob.post(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_started")
-    problem(bob.delete(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_started")
+    assert_problem(bob.post(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_started")
+    assert_problem(bob.delete(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_started")
     # the running new game has no rematch (and needs no query for it)
     assert alice.get(f"/api/v1/games/{new.pk}").json()["rematch"] is None
     events = [n.data["status"] for n in Notice.objects.filter(kind="rematch", game_id=game.pk).order_by("id")]
@@ -133,13 +111,13 @@ def test_one_human_against_bots_starts_at_once(clients):
 
 def test_decline_ends_the_offer(three_finished, clients):
     game, alice, bob = three_finished
-    problem(bob.post(f"/api/v1/games/{game.pk}/rematch/decline"), 409, "no_rematch_offer")
+    assert_problem(bob.post(f"/api/v1/games/{game.pk}/rematch/decline"), 409, "no_rematch_offer")
     alice.post(f"/api/v1/games/{game.pk}/rematch")
     r = bob.post(f"/api/v1/games/{game.pk}/rematch/decline")
     assert r.status_code == 200 and r.json()["status"] == "declined" and r.json()["declined_by"] == "bob"
     before = Game.objects.count()
-    problem(bob.post(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_declined")
-    problem(alice.delete(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_declined")
+    assert_problem(bob.post(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_declined")
+    assert_problem(alice.delete(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_declined")
     assert Game.objects.count() == before
     assert alice.get(f"/api/v1/games/{game.pk}").json()["rematch"]["status"] == "declined"
 
@@ -147,13 +125,13 @@ def test_decline_ends_the_offer(three_finished, clients):
 def test_refusals(three_finished, clients):
     game, alice, bob = three_finished
     carol = clients("carol")
-    problem(carol.post(f"/api/v1/games/{game.pk}/rematch"), 403, "not_seated")
-    problem(carol.post("/api/v1/games/999999/rematch"), 404, "not_found")
+    assert_problem(carol.post(f"/api/v1/games/{game.pk}/rematch"), 403, "not_seated")
+    assert_problem(carol.post("/api/v1/games/999999/rematch"), 404, "not_found")
     running = finished_table([alice.player, carol.player])
-    problem(alice.post(f"/api/v1/games/{running.pk}/rematch"), 409, "game_not_finished")
+    assert_problem(alice.post(f"/api/v1/games/{running.pk}/rematch"), 409, "game_not_finished")
     Seat.objects.filter(game=game, player=bob.player).update(left=True)
-    problem(bob.post(f"/api/v1/games/{game.pk}/rematch"), 403, "left_game")
-    problem(alice.post(f"/api/v1/games/{game.pk}/rematch"), 409, "player_left")
+    assert_problem(bob.post(f"/api/v1/games/{game.pk}/rematch"), 403, "left_game")
+    assert_problem(alice.post(f"/api/v1/games/{game.pk}/rematch"), 409, "player_left")
     assert not Rematch.objects.exists() and not Notice.objects.filter(kind__startswith="rematch").exists()
 
 
@@ -164,7 +142,7 @@ def test_an_offer_expires(three_finished, clients):
     assert timedelta(minutes=14) < left <= timedelta(minutes=15)
     assert offer["expires_at"]
     Rematch.objects.update(expires_at=timezone.now() - timedelta(seconds=1))
-    problem(bob.post(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_expired")
+    assert_problem(bob.post(f"/api/v1/games/{game.pk}/rematch"), 409, "rematch_expired")
     assert bob.get(f"/api/v1/games/{game.pk}").json()["rematch"]["status"] == "expired"
     assert services.expire_overdue() == 1 and services.expire_overdue() == 0
     assert Rematch.objects.get().status == "expired"
