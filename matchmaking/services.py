@@ -34,9 +34,9 @@ from config.problems import ApiError
 from games import engine
 from games import services as games_services
 from matchmaking.models import Pool, QuickPlayRequest, Status
-from matchmaking.speeds import max_wait_seconds, turn_seconds
+from matchmaking.speeds import REALTIME, max_wait_seconds, turn_seconds
 from notices import services as notices
-from players.selectors import blocks_among
+from players.selectors import blocks_among, online_ids
 
 log = logging.getLogger(__name__)
 
@@ -85,14 +85,17 @@ def too_far(anchor: QuickPlayRequest, candidate: QuickPlayRequest) -> bool:
 
 
 def _fill(anchor: QuickPlayRequest, combo: Combo, candidates: Iterable[QuickPlayRequest], blocks: set[tuple[int, int]],
-          wanted: int) -> list[QuickPlayRequest]:
+          wanted: int, online: set[int] | None = None) -> list[QuickPlayRequest]:
     """``anchor`` and up to ``wanted - 1`` of ``candidates`` (in pairing order) that accept
-    ``combo``: distinct players, none blocked by another of the table."""
+    ``combo``: distinct players, none blocked by another of the table; at a real-time
+    table, only players who are ``online`` (None: everyone counts as online)."""
     table = [anchor]
     for cand in sorted(candidates, key=lambda c: pairing_key(anchor, c)):
         if len(table) >= wanted:
             break
         if cand.pk == anchor.pk or not accepts(cand, combo, anchor.rated) or too_far(anchor, cand):
+            continue
+        if not _present(cand, combo, online):
             continue
         if any(cand.player_id == t.player_id or (cand.player_id, t.player_id) in blocks for t in table):
             continue
@@ -100,12 +103,22 @@ def _fill(anchor: QuickPlayRequest, combo: Combo, candidates: Iterable[QuickPlay
     return table
 
 
+def _present(req: QuickPlayRequest, combo: Combo, online: set[int] | None) -> bool:
+    """Whether ``req``'s player may sit at ``combo`` now: a real-time table wants players
+    who are online (``players.presence``: a request or an open stream in the last
+    ``UNO_PRESENCE_SECONDS``); a correspondence table anyone."""
+    return combo.speed != REALTIME or online is None or req.player_id in online
+
+
 def find_table(anchor: QuickPlayRequest, waiting: Sequence[QuickPlayRequest],
-               blocks: set[tuple[int, int]]) -> tuple[Combo, list[QuickPlayRequest]] | None:
+               blocks: set[tuple[int, int]], online: set[int] | None = None
+               ) -> tuple[Combo, list[QuickPlayRequest]] | None:
     """The first table of ``anchor``'s preferences that ``anchor`` and others of
-    ``waiting`` fill (all of them human), or None."""
+    ``waiting`` fill (all of them human; at a real-time table, all ``online``), or None."""
     for combo in combos(anchor):
-        table = _fill(anchor, combo, waiting, blocks, combo.seats)
+        if not _present(anchor, combo, online):
+            continue
+        table = _fill(anchor, combo, waiting, blocks, combo.seats, online)
         if len(table) == combo.seats:
             return combo, table
     return None
@@ -170,7 +183,8 @@ def _seat(combo: Combo, requests: list[QuickPlayRequest], *, bots: int = 0, bot_
 
 
 def _match(anchor: QuickPlayRequest, waiting: list[QuickPlayRequest], now) -> int | None:
-    found = find_table(anchor, waiting, _blocked_pairs([anchor.player_id, *(w.player_id for w in waiting)]))
+    ids = [anchor.player_id, *(w.player_id for w in waiting)]
+    found = find_table(anchor, waiting, _blocked_pairs(ids), online_ids(ids))
     if found is None:
         return None
     combo, table = found
@@ -229,8 +243,11 @@ def _fill_with_bots(req: QuickPlayRequest, due: list[QuickPlayRequest], now) -> 
     other seats."""
     combo = combos(req)[0]
     partners = [d for d in due if d.bots_level == req.bots_level]
-    blocks = _blocked_pairs([req.player_id, *(p.player_id for p in partners)])
-    table = _fill(req, combo, partners, blocks, combo.seats)
+    ids = [req.player_id, *(p.player_id for p in partners)]
+    online = online_ids(ids)
+    if not _present(req, combo, online):
+        return None  # gone: a real-time table waits for them to come back (or the request expires)
+    table = _fill(req, combo, partners, _blocked_pairs(ids), combo.seats, online)
     return _seat(combo, table, bots=combo.seats - len(table), bot_level=req.bots_level, now=now)
 
 

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from django.conf import settings
 
-SPEEDS = ("realtime", "correspondence")
+REALTIME, CORRESPONDENCE = "realtime", "correspondence"
+SPEEDS = (REALTIME, CORRESPONDENCE)
 
 
 def turn_seconds(speed: str) -> int:

@@ -155,8 +155,8 @@ def store(request, settings) -> str:
 
 
 @pytest.fixture
-def clients(make_player):
-    """Factory: ``clients(name)`` is an ``APIClient`` signed in as a new player of that name
+def named_clients(make_player):
+    """Factory: ``named_clients(name)`` is an ``APIClient`` signed in as a new player of that name
     (made on first use; ``.player`` is the player), the same one for the same name."""
     from rest_framework.test import APIClient
 

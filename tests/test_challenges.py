@@ -34,8 +34,8 @@ def kinds(player):
     return [(n.kind, n.data) for n in Notice.objects.filter(player=player).order_by("id")]
 
 
-def test_a_challenge_by_name_accepted_starts_the_game(clients):
-    alice, bob, carol = clients("alice"), clients("bob"), clients("carol")
+def test_a_challenge_by_name_accepted_starts_the_game(named_clients):
+    alice, bob, carol = named_clients("alice"), named_clients("bob"), named_clients("carol")
     r = challenge(alice, to=["bob", "Carol"], bots=[{"level": "easy"}], turn_seconds=600, rated=True,
                   options={"rounds": 1})
     assert r.status_code == 201, r.content
@@ -79,8 +79,8 @@ def test_a_challenge_by_name_accepted_starts_the_game(clients):
     assert_problem(alice.post(f"/api/v1/challenges/{ch['id']}/cancel"), 409, "challenge_accepted")
 
 
-def test_decline_with_a_reason_is_shown_to_the_challenger(clients):
-    alice, bob, carol = clients("alice"), clients("bob"), clients("carol")
+def test_decline_with_a_reason_is_shown_to_the_challenger(named_clients):
+    alice, bob, carol = named_clients("alice"), named_clients("bob"), named_clients("carol")
     ch = challenge(alice, to=["bob", "carol"]).json()
     assert bob.post(f"/api/v1/challenges/{ch['id']}/accept").status_code == 200
     body = assert_problem(carol.post(f"/api/v1/challenges/{ch['id']}/decline", {"reason": "sideways"}, format="json"),
@@ -103,8 +103,8 @@ def test_decline_with_a_reason_is_shown_to_the_challenger(clients):
     assert bob.post(f"/api/v1/challenges/{ch['id']}/decline").json()["declined"]["reason"] == "generic"
 
 
-def test_cancel_only_by_the_challenger_and_then_closed(clients):
-    alice, bob, carol = clients("alice"), clients("bob"), clients("carol")
+def test_cancel_only_by_the_challenger_and_then_closed(named_clients):
+    alice, bob, carol = named_clients("alice"), named_clients("bob"), named_clients("carol")
     ch = challenge(alice, to=["bob"]).json()
     assert_problem(bob.post(f"/api/v1/challenges/{ch['id']}/cancel"), 403, "not_challenger")
     assert_problem(carol.post(f"/api/v1/challenges/{ch['id']}/cancel"), 404, "not_found")
@@ -119,8 +119,8 @@ def test_cancel_only_by_the_challenger_and_then_closed(clients):
     assert Participant.objects.get().answer == "pending" and Game.objects.count() == 0
 
 
-def test_expiry_by_the_sweeper(clients, settings):
-    alice, bob = clients("alice"), clients("bob")
+def test_expiry_by_the_sweeper(named_clients, settings):
+    alice, bob = named_clients("alice"), named_clients("bob")
     ch = challenge(alice, to=["bob"]).json()
     corr = challenge(alice, to=["bob"], turn_seconds=2 * 24 * 3600).json()
     week = Challenge.objects.get(pk=corr["id"]).expires_at - Challenge.objects.get(pk=corr["id"]).created_at
@@ -140,8 +140,8 @@ def test_expiry_by_the_sweeper(clients, settings):
     assert [c["id"] for c in alice.get("/api/v1/challenges?status=expired").json()["results"]] == [ch["id"]]
 
 
-def test_refusals_change_nothing(clients, make_player, settings):
-    alice, bob, carol = clients("alice"), clients("bob"), clients("carol")
+def test_refusals_change_nothing(named_clients, make_player, settings):
+    alice, bob, carol = named_clients("alice"), named_clients("bob"), named_clients("carol")
     make_player("robby", is_bot=True)
 
     def refused(status, code, **body):
@@ -171,8 +171,8 @@ def test_refusals_change_nothing(clients, make_player, settings):
     assert refused(409, "too_many_challenges")["limit"] == 2
 
 
-def test_preferences(clients):
-    alice, bob = clients("alice"), clients("bob")
+def test_preferences(named_clients):
+    alice, bob = named_clients("alice"), named_clients("bob")
     assert bob.get("/api/v1/players/me/preferences").json() == {"challenges": "everyone"}
     assert_problem(bob.patch("/api/v1/players/me/preferences", {"challenges": "some"}, format="json"), 400, "invalid")
     assert bob.patch("/api/v1/players/me/preferences", {"challenges": "nobody"}, format="json").json() == \
@@ -182,8 +182,8 @@ def test_preferences(clients):
     assert challenge(alice, to=["bob"]).status_code == 201
 
 
-def test_an_open_challenge_by_its_link(clients, make_player):
-    alice, bob, carol, dave = clients("alice"), clients("bob"), clients("carol"), clients("dave")
+def test_an_open_challenge_by_its_link(named_clients, make_player):
+    alice, bob, carol, dave = named_clients("alice"), named_clients("bob"), named_clients("carol"), named_clients("dave")
     r = challenge(alice, max_players=4, bots=[{"level": "normal"}])
     ch = r.json()
     assert ch["open"] and ch["status"] == "pending" and ch["to"] == [] and ch["max_players"] == 4
@@ -217,8 +217,8 @@ def test_an_open_challenge_by_its_link(clients, make_player):
     assert Game.objects.count() == 1
 
 
-def test_idempotency_key_on_create_and_accept(clients):
-    alice, bob = clients("alice"), clients("bob")
+def test_idempotency_key_on_create_and_accept(named_clients):
+    alice, bob = named_clients("alice"), named_clients("bob")
     headers = {"HTTP_IDEMPOTENCY_KEY": "k-1"}
     first = alice.post("/api/v1/challenges", {"ruleset": "standard", "to": ["bob"]}, format="json", **headers)
     again = alice.post("/api/v1/challenges", {"ruleset": "standard", "to": ["bob"]}, format="json", **headers)
@@ -233,8 +233,8 @@ def test_idempotency_key_on_create_and_accept(clients):
     assert Game.objects.count() == 1
 
 
-def test_a_share_limit_refuses_the_accept_and_changes_nothing(clients, settings):
-    alice, bob = clients("alice"), clients("bob")
+def test_a_share_limit_refuses_the_accept_and_changes_nothing(named_clients, settings):
+    alice, bob = named_clients("alice"), named_clients("bob")
     settings.UNO_MAX_GAMES = 1
     ch1 = challenge(alice, to=["bob"]).json()
     ch2 = challenge(alice, to=["bob"]).json()
@@ -326,14 +326,14 @@ def test_two_accepts_of_the_last_open_seat_make_one_game(gunicorn):
 # --- the webhook ---------------------------------------------------------------------------
 @requires_redis
 @pytest.mark.django_db(transaction=True)
-def test_the_challenged_get_it_on_their_webhook(worker, clients, settings):
+def test_the_challenged_get_it_on_their_webhook(worker, named_clients, settings):
     from .test_webhooks import HookServer, assert_signed
 
     settings.UNO_WEBHOOK_ALLOW_PRIVATE = True
     hooks = HookServer()
     try:
         worker.start()
-        alice, bob = clients("alice"), clients("bob")
+        alice, bob = named_clients("alice"), named_clients("bob")
         secret = bob.put("/api/v1/players/me/webhook", {"url": hooks.url + "/bob"}, format="json").json()["secret"]
         ch = challenge(alice, to=["bob"]).json()
         wait_for(lambda: hooks.received("/bob", "challenge"), timeout=10, message="the challenge's webhook")

@@ -236,7 +236,7 @@ def test_the_countdown_fills_with_bots_through_a_real_worker(clients, worker, se
     done = wait_for(lambda: read(a, r["id"])["status"] == "matched" and read(a, r["id"]), 15, 0.1)
     assert seated(done["game"]) and sorted(seated(done["game"]), key=str) == sorted(
         [(a.player.pk, None), (None, "hard")], key=str)
-    assert worker.log.runs("fill_with_bots")
+    assert wait_for(lambda: worker.log.runs("fill_with_bots"), 10, 0.05)  # (logged once the task returns)
 
 
 @pytest.mark.django_db
@@ -304,3 +304,26 @@ def test_the_feed_tells_both_players_through_a_real_server(gunicorn):
         for f in feeds.values():
             f.close()
     assert get_user_model().objects.filter(username__in=[alice, bob]).count() == 2
+
+
+@pytest.mark.django_db
+def test_a_real_time_table_seats_only_players_who_are_online(clients, settings):
+    """Presence: a player gone from a real-time request (no request, no stream for longer
+    than UNO_PRESENCE_SECONDS) is not seated until they come back; a correspondence table
+    does not ask."""
+    settings.UNO_QUICKPLAY_RESCAN_SECONDS = 0
+    a, b, c, d = clients(4)
+    rb = ask(b, TWO)  # realtime by default
+    get_user_model().objects.filter(pk=b.player.pk).update(last_seen_at=timezone.now() - timedelta(hours=1))
+    ra = ask(a, TWO)
+    assert ra["status"] == rb["status"] == "waiting"
+    services.sweep()
+    assert QuickPlayRequest.objects.get(pk=rb["id"]).status == "waiting"  # still gone
+    assert read(b, rb["id"])["status"] == "waiting"  # b is back (an authenticated request)
+    services.sweep()
+    assert read(a, ra["id"])["game"] == read(b, rb["id"])["game"] is not None
+
+    corr = {**TWO, "speed": "correspondence"}
+    rd = ask(d, corr)
+    get_user_model().objects.filter(pk=d.player.pk).update(last_seen_at=None)
+    assert ask(c, corr)["status"] == "matched" and read(d, rd["id"])["status"] == "matched"

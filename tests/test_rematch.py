@@ -48,18 +48,18 @@ def finished_table(seats, **settings) -> Game:
 
 
 @pytest.fixture
-def three_finished(clients):
+def three_finished(named_clients):
     """alice, bob and an easy bot at a started game (``turn_seconds`` 600, rated), marked
     finished in the database (no worker here to play the bot's turns; the game played to
     its end is test_a_rematch_of_a_game_played_to_its_end's)."""
-    alice, bob = clients("alice"), clients("bob")
+    alice, bob = named_clients("alice"), named_clients("bob")
     game = finished_table([alice.player, bob.player, {"level": "easy"}], turn_seconds=600, rated=True)
     Game.objects.filter(pk=game.pk).update(status="finished", finished_at=timezone.now(), winner_seat=0)
     return game, alice, bob
 
 
-def test_a_rematch_of_a_game_played_to_its_end(clients):
-    alice, bob = clients("alice"), clients("bob")
+def test_a_rematch_of_a_game_played_to_its_end(named_clients):
+    alice, bob = named_clients("alice"), named_clients("bob")
     game = finished_table([alice.player, bob.player], turn_seconds=900)
     end = play_out(game.pk, [alice, bob])
     assert end["rematch"] is None
@@ -88,7 +88,7 @@ def test_a_rematch_of_a_game_played_to_its_end(clients):
     assert events == ["offered", "started"]
 
 
-def test_bots_accept_at_once_and_keep_their_levels(three_finished, clients):
+def test_bots_accept_at_once_and_keep_their_levels(three_finished, named_clients):
     game, alice, bob = three_finished
     assert alice.post(f"/api/v1/games/{game.pk}/rematch").json()["status"] == "offered"
     r = bob.post(f"/api/v1/games/{game.pk}/rematch").json()
@@ -98,8 +98,8 @@ def test_bots_accept_at_once_and_keep_their_levels(three_finished, clients):
     assert new.rated and new.turn_seconds == 600 and new.creator.username == "bob"
 
 
-def test_one_human_against_bots_starts_at_once(clients):
-    alice = clients("alice")
+def test_one_human_against_bots_starts_at_once(named_clients):
+    alice = named_clients("alice")
     game = finished_table([{"level": "hard"}, alice.player, {"level": "easy"}])
     Game.objects.filter(pk=game.pk).update(status="finished")
     r = alice.post(f"/api/v1/games/{game.pk}/rematch").json()
@@ -109,7 +109,7 @@ def test_one_human_against_bots_starts_at_once(clients):
     assert seats == ["alice", "easy", "hard"]
 
 
-def test_decline_ends_the_offer(three_finished, clients):
+def test_decline_ends_the_offer(three_finished, named_clients):
     game, alice, bob = three_finished
     assert_problem(bob.post(f"/api/v1/games/{game.pk}/rematch/decline"), 409, "no_rematch_offer")
     alice.post(f"/api/v1/games/{game.pk}/rematch")
@@ -122,9 +122,9 @@ def test_decline_ends_the_offer(three_finished, clients):
     assert alice.get(f"/api/v1/games/{game.pk}").json()["rematch"]["status"] == "declined"
 
 
-def test_refusals(three_finished, clients):
+def test_refusals(three_finished, named_clients):
     game, alice, bob = three_finished
-    carol = clients("carol")
+    carol = named_clients("carol")
     assert_problem(carol.post(f"/api/v1/games/{game.pk}/rematch"), 403, "not_seated")
     assert_problem(carol.post("/api/v1/games/999999/rematch"), 404, "not_found")
     running = finished_table([alice.player, carol.player])
@@ -135,7 +135,7 @@ def test_refusals(three_finished, clients):
     assert not Rematch.objects.exists() and not Notice.objects.filter(kind__startswith="rematch").exists()
 
 
-def test_an_offer_expires(three_finished, clients):
+def test_an_offer_expires(three_finished, named_clients):
     game, alice, bob = three_finished
     offer = alice.post(f"/api/v1/games/{game.pk}/rematch").json()
     left = Rematch.objects.get().expires_at - timezone.now()
