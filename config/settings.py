@@ -540,6 +540,8 @@ SPECTACULAR_SETTINGS = {
         "LevelEnum": "games.services.BOT_LEVELS",
         "DecisionEnum": "games.serializers.DECISION_TYPES",
         "RulesetEnum": "games.engine.PRESETS",
+        "DeclineReasonEnum": "meeting.models.DeclineReason.values",
+        "ReportReasonEnum": "chat.services.REPORT_REASONS",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
