@@ -121,6 +121,15 @@ def _check_share(player, *, creating: bool, bots: int = 0) -> None:
 # --------------------------------------------------------------------------------------
 # Creating, joining, leaving, starting
 # --------------------------------------------------------------------------------------
+def _config(ruleset: str, options: Mapping[str, Any] | None, max_players: int, seed: str) -> engine.Config:
+    """The engine's configuration of a new game; 400 ``invalid_options`` naming the field."""
+    try:
+        return engine.make_config(ruleset, options or {}, max_players, seed)
+    except InvalidOptions as exc:
+        field = exc.option if exc.option in ("ruleset", "max_players") else f"options.{exc.option}"
+        raise ApiError(400, "invalid_options", exc.detail, fields={field: [exc.detail]}) from None
+
+
 def create_game(
     *,
     creator,
@@ -138,11 +147,7 @@ def create_game(
     # every shuffle derives from the seed: the game shows it only once finished, and its
     # ``shuffle_commitment`` before (games stored earlier keep their 64-bit seeds)
     seed = str(secrets.randbits(SEED_BITS))
-    try:
-        config = engine.make_config(ruleset, options or {}, max_players, seed)
-    except InvalidOptions as exc:
-        field = exc.option if exc.option in ("ruleset", "max_players") else f"options.{exc.option}"
-        raise ApiError(400, "invalid_options", exc.detail, fields={field: [exc.detail]}) from None
+    config = _config(ruleset, options, max_players, seed)
     with transaction.atomic():
         _check_share(creator, creating=True, bots=len(bots))
         game = Game.objects.create(
@@ -242,11 +247,7 @@ def create_table(
     if len(seats) > max_players:
         raise ApiError(400, "invalid", "more seats than the game has")
     seed = str(secrets.randbits(SEED_BITS))
-    try:
-        config = engine.make_config(ruleset, options or {}, max_players, seed)
-    except InvalidOptions as exc:
-        field = exc.option if exc.option in ("ruleset", "max_players") else f"options.{exc.option}"
-        raise ApiError(400, "invalid_options", exc.detail, fields={field: [exc.detail]}) from None
+    config = _config(ruleset, options, max_players, seed)
     creator = humans[0]
     with transaction.atomic():
         game = Game.objects.create(
