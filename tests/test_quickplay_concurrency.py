@@ -41,7 +41,8 @@ SETTINGS = [
     {"rulesets": ["standard"], "seats": [4], "bots": BOTS},
     {"rulesets": ["play_uno_com", "standard_112"], "seats": [5], "speed": "correspondence"},
     {"rulesets": ["standard"], "seats": [3], "rated": True},
-    {"rulesets": ["house"], "seats": [4], "bots": BOTS},
+    # (no other list takes a 6-seat house table, and at most 6 ask for it: bots always fill one)
+    {"rulesets": ["house"], "seats": [6], "bots": BOTS},
 ]
 #: these players cancel at once (their request ends cancelled, or matched if it was first)
 CANCELLERS = {7, 18, 29, 40}
