@@ -41,8 +41,8 @@ SETTINGS = [
     {"rulesets": ["standard"], "seats": [4], "bots": BOTS},
     {"rulesets": ["play_uno_com", "standard_112"], "seats": [5], "speed": "correspondence"},
     {"rulesets": ["standard"], "seats": [3], "rated": True},
-    # (no other list takes a 6-seat house table, and at most 6 ask for it: bots always fill one)
-    {"rulesets": ["house"], "seats": [6], "bots": BOTS},
+    # (no other list takes a 7-seat house table, and 6 at most ask for it: bots always fill one)
+    {"rulesets": ["house"], "seats": [7], "bots": BOTS},
 ]
 #: these players cancel at once (their request ends cancelled, or matched if it was first)
 CANCELLERS = {7, 18, 29, 40}
@@ -138,4 +138,5 @@ def test_sixty_players_at_once(tmp_path, clients):
         assert services.find_table(r, [w for w in waiting if w.pk != r.pk], blocks) is None, r.pk
         assert r.bots_at is None
     assert len(matched) >= PLAYERS // 2, Counter(r.status for r in reqs.values())
-    assert any(r.bot_seats for r in matched) and any(not r.bot_seats for r in matched)
+    assert any(r.bot_seats for r in matched) and any(not r.bot_seats for r in matched), sorted(
+        (r.status, r.rulesets, r.seats, r.bot_seats, r.game_id) for r in reqs.values() if r.bots_level)
