@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "meeting.apps.MeetingConfig",
     "matchmaking.apps.MatchmakingConfig",
     "chat.apps.ChatConfig",
+    "standing.apps.StandingConfig",
 ]
 
 MIDDLEWARE = [
@@ -377,6 +378,12 @@ CELERY_BEAT_SCHEDULE = {
         # still queued after two periods, so that sweeps never pile up
         "options": {"queue": "deadlines", "expires": max(2 * UNO_QUICKPLAY_SWEEP_SECONDS, 2.0)},
     },
+    # rated games whose last move could not rate them (standing.services.rate_missed)
+    "rate-missed-games": {
+        "task": "standing.tasks.rate_missed",
+        "schedule": float(env_str("UNO_RATING_SWEEP_SECONDS", "60")),
+        "options": {"expires": 60.0},
+    },
 }
 
 # Deadlines have a queue of their own ("deadlines"), which every worker consumes beside
@@ -435,6 +442,12 @@ UNO_CHAT_RAW_LENGTH = env_int("UNO_CHAT_RAW_LENGTH", 2000)
 # Messages per player, comma-separated tiers "<count>/<number><s|m|h|d>" each a fixed
 # window (as UNO_LOGIN_LOCKOUT): past one, 429 with Retry-After. Empty: no limit.
 UNO_CHAT_RATE = env_str("UNO_CHAT_RATE", "5/10s,30/1m")
+
+# --- Issue 27: standing (standing/: ratings, profiles, leaderboards) ---------------
+
+# A rating is provisional (shown, not ranked on the leaderboard) until this many rated
+# games in its preset.
+UNO_RATING_PROVISIONAL_GAMES = env_int("UNO_RATING_PROVISIONAL_GAMES", 10)
 
 # --- HTTP: request body limit, CORS -------------------------------------------
 

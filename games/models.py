@@ -53,6 +53,9 @@ class Game(models.Model):
         indexes = [
             # the deadline sweeper: overdue deadlines of running games
             models.Index(fields=["deadline"], name="game_deadline_active", condition=models.Q(status="active")),
+            # rated games that finished lately (standing.tasks.rate_missed: any not rated yet)
+            models.Index(fields=["finished_at"], name="game_rated_finished",
+                         condition=models.Q(status="finished", rated=True)),
         ]
 
     def __str__(self) -> str:

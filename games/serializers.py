@@ -9,7 +9,7 @@ from config.problems import ProblemSerializer
 from games import engine
 from games.models import GameStatus
 from games.services import BOT_LEVELS, MAX_TURN_SECONDS
-from players.serializers import StrictCharField, StrictIntegerField
+from players.serializers import StrictBooleanField, StrictCharField, StrictIntegerField
 
 # -- requests -----------------------------------------------------------------------------
 @extend_schema_field({"type": "string", "enum": list(engine.PRESETS)})
@@ -38,6 +38,11 @@ class CreateGameSerializer(serializers.Serializer):
     turn_seconds = StrictIntegerField(
         required=False, allow_null=True, default=None, min_value=1, max_value=MAX_TURN_SECONDS,
         help_text="Per-decision time limit (1 s to 14 days); null for none.",
+    )
+    rated = StrictBooleanField(
+        required=False, default=False,
+        help_text="Whether the result counts towards the players' ratings (and the bots' of each level) in this "
+        "preset's leaderboard (docs: Standing). Default false: a casual game.",
     )
 
 
@@ -166,6 +171,7 @@ class GameSerializer(serializers.Serializer):
     round = serializers.IntegerField()
     max_players = serializers.IntegerField()
     turn_seconds = serializers.IntegerField(allow_null=True)
+    rated = serializers.BooleanField(help_text="Its result counts towards the ratings (docs: Standing).")
     creator = serializers.CharField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -265,6 +271,7 @@ class GameSummarySerializer(serializers.Serializer):
     players = SeatSummarySerializer(many=True)
     creator = serializers.CharField()
     turn_seconds = serializers.IntegerField(allow_null=True)
+    rated = serializers.BooleanField()
     current_seat = serializers.IntegerField(allow_null=True)
     seat = serializers.IntegerField(allow_null=True)
     my_turn = serializers.BooleanField()

@@ -138,6 +138,7 @@ def create_game(
     max_players: int | None = None,
     bots: list[dict] | None = None,
     turn_seconds: int | None = None,
+    rated: bool = False,
 ) -> Game:
     bots = list(bots or [])
     if max_players is None:
@@ -158,6 +159,7 @@ def create_game(
             max_players=max_players,
             turn_seconds=turn_seconds,
             seed=seed,
+            rated=rated,
         )
         Seat.objects.create(game=game, seat=0, player=creator)
         Seat.objects.bulk_create(Seat(game=game, seat=i + 1, bot_level=b["level"]) for i, b in enumerate(bots))
@@ -404,6 +406,8 @@ class RecordedMove:
     #: the game started or finished with this move: what is logged once it commits
     #: (:func:`_announce`; its id, ruleset and seats, never a card)
     news: dict[str, Any] | None = None
+    #: the engine's state when this move finished the game (``signals.game_finished``)
+    ended: engine.State | None = None
 
 
 def prepare_move(
@@ -462,7 +466,8 @@ def prepare_move(
                 "bots": sum(s.is_bot for s in seats)}
         if game.status == GameStatus.FINISHED:
             news.update(winner_seats=sorted(state.winners), rounds=game.round, moves=game.version)
-    return RecordedMove(game, move, started, ended, won, news)
+    return RecordedMove(game, move, started, ended, won, news,
+                        state if game.status == GameStatus.FINISHED else None)
 
 
 def write_moves(recorded: list[RecordedMove]) -> None:
@@ -482,6 +487,9 @@ def write_moves(recorded: list[RecordedMove]) -> None:
     games = list({id(r.game): r.game for r in recorded}.values())  # each row once, as last changed
     update_rows(games, _RECORDED_FIELDS)
     update_rows(list({id(s): s for r in recorded for s in r.seats}.values()), ("timeouts", "autopilot", "won"))
+    for r in recorded:
+        if r.ended is not None:  # what commits with the result (the ratings), each in a savepoint
+            signals.game_finished(r.game, selectors.seats_of(r.game), r.ended)
     for r in recorded:
         if r.news is not None:
             transaction.on_commit(lambda news=r.news: _announce(news))

@@ -19,6 +19,12 @@ A listener is two functions:
   meanwhile: that move has its own follow-ups).
 
 Nothing here may fail a move: a listener's exception is logged, never raised.
+
+A game's end also has hooks that run *inside* the transaction that records it
+(:func:`on_finish`, :func:`game_finished`): what must commit with the result or not
+at all (the ratings: ``standing``).  Each runs in a savepoint; its exception is logged
+and rolled back to the savepoint, never the move (the hook's owner must catch up
+later: ``standing.tasks.rate_missed``).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from typing import Any
 
 from django.db import transaction
 
@@ -83,3 +91,24 @@ def committed(game_id: int, version: int) -> None:
             listener.run(game)
         except Exception:
             log.exception("game %s: %s after version %s failed", game_id, listener.name, version)
+
+
+#: name -> (game, seats, state) -> None: run in the transaction that ends a game
+_finish_hooks: dict[str, Callable[[Game, Sequence[Seat], Any], None]] = {}
+
+
+def on_finish(name: str, hook: Callable[[Game, Sequence[Seat], Any], None]) -> None:
+    """Register (or replace) ``hook(game, seats, state)``: called inside the transaction
+    of the move that finished ``game`` (its row locked, the move written; ``state`` the
+    engine's finished state), in a savepoint of its own."""
+    _finish_hooks[name] = hook
+
+
+def game_finished(game: Game, seats: Sequence[Seat], state: Any) -> None:
+    """Run every finish hook for ``game`` (see :func:`on_finish`); never raises."""
+    for name, hook in _finish_hooks.items():
+        try:
+            with transaction.atomic():
+                hook(game, seats, state)
+        except Exception:
+            log.exception("game %s: %s at its end failed", game.pk, name)

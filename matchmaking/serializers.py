@@ -11,18 +11,9 @@ from games.serializers import RulesetField
 from games.services import BOT_LEVELS
 from matchmaking.models import Status
 from matchmaking.speeds import SPEEDS
-from players.serializers import StrictIntegerField
+from players.serializers import StrictBooleanField, StrictIntegerField
 
 MAX_BOTS_AFTER_SECONDS = 3600
-
-
-class StrictBooleanField(serializers.BooleanField):
-    """Only JSON true and false (DRF's also takes "yes", 1...)."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, bool):
-            self.fail("invalid", input=data)
-        return data
 
 
 @extend_schema_field({

@@ -11,11 +11,11 @@ from typing import Any, Callable, Iterator
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from rest_framework.test import APIClient
 
-from games import engine, services
-from games.models import Game, GameStatus, Move, Seat
+from games import engine, selectors, services
+from games.models import Game, GameStatus, Move, MoveBy, Seat
 from tests.helpers import assert_json, assert_problem
 
 GAMES = "/api/v1/games"
@@ -142,6 +142,24 @@ def play_out(gid: int, rng: random.Random | None = None, max_actions: int = 20_0
         seat = state.actor()
         action = quick_policy(engine.legal_actions(state, seat), rng)
         services.act(game_id=gid, player=players[seat], action=action)
+    raise AssertionError("the game did not finish")
+
+
+def play_out_every_seat(gid: int, rng: random.Random | None = None, max_actions: int = 20_000) -> Game:
+    """Play ``gid`` to its end through the services, every seat (a person's, a bot's, a
+    left one's) by the same quick policy: a bot's or a left seat's moves are recorded
+    as the bots' (fast; no HTTP, no bot policy)."""
+    rng = rng or random.Random(0)
+    for _ in range(max_actions):
+        with transaction.atomic():
+            game = selectors.load_seats(selectors.read_game(gid, lock=True))
+            if game.status == GameStatus.FINISHED:
+                return game
+            state = engine.State.from_dict(game.state)
+            seat = selectors.seats_of(game)[state.actor()]
+            robot = seat.is_bot or seat.left
+            services.apply_and_record(game, state, seat.seat, quick_policy(engine.legal_actions(state, seat.seat), rng),
+                                      MoveBy.BOT if robot else MoveBy.PLAYER, None if robot else seat.player)
     raise AssertionError("the game did not finish")
 
 

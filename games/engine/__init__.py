@@ -40,6 +40,7 @@ from .game import (
     apply,
     deadline_seconds,
     deck_of,
+    lasting_teams,
     window_instance,
     legal_actions,
     legal_moves,
@@ -49,6 +50,7 @@ from .game import (
     public_pending,
     push,
     replay,
+    standings,
     view,
     visible_events,
 )
@@ -61,7 +63,7 @@ __all__ = [
     "OPTIONS", "PLAY", "PRESETS", "ROUND_OVER", "SETUP", "SYSTEM_ACTIONS", "Action", "ActionType", "Card",
     "Config", "DECKTET_POINTS", "Deck", "Decision", "EVENT_TYPES", "EventType", "Family", "Module", "Rules", "EngineError", "GameOver", "IllegalMove", "InvalidAction", "InvalidOptions",
     "NotYourCard", "NotYourTurn", "OptionSpec", "Preset", "SUITS", "State", "StoredWindow", "UnknownCard", "Window", "action_key",
-    "apply", "build_rules", "deadline_seconds", "deck_of", "window_instance", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
+    "apply", "build_rules", "deadline_seconds", "deck_of", "lasting_teams", "window_instance", "get_deck", "json_schemas", "legal_actions", "legal_moves", "make_config",
     "new_game", "observe", "owed", "public_event", "public_pending", "push", "redeal_hidden", "replay", "resolve_options",
-    "rotated", "shuffle_commitment", "shuffle_deal", "unseen_cards", "view", "visible_events",
+    "rotated", "shuffle_commitment", "shuffle_deal", "standings", "unseen_cards", "view", "visible_events",
 ]

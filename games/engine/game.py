@@ -19,8 +19,8 @@ from .catalog import build_rules, make_config
 from .config import Config
 from .core import execute, expire_own, legal_moves as _legal_moves, owes, owes_own, refusal, timeout, top_and_owner
 from .errors import GameOver, InvalidAction, NotYourTurn
-from .rules import Rules
-from .state import GAME_OVER, State
+from .rules import Rules, places
+from .state import FINISHED, GAME_OVER, State
 
 Events = list[dict]
 
@@ -48,6 +48,30 @@ def new_game(preset: Any, options: Any, seats: Any, seed: Any, events: Events | 
     state = State(config)
     rules.family.start_game(state, rules, [] if events is None else events)
     return state
+
+
+def standings(state: State) -> list[int]:
+    """Each seat's place in a finished game, 0 the first, equal places a tie (what
+    ratings are computed from): the winners first (a team's seats, a shared win), then
+    the others in the game's own order: ``winner_takes`` and ``hands_won`` the highest
+    total first, ``lowest_total`` the lowest, ``elimination`` the later eliminated first,
+    Decktet-Uno the most points first.  In a team game a team's seats share their
+    total, so they share their place."""
+    if state.status != FINISHED:
+        raise GameOver("the game is not over: it has no standings yet")
+    rules = _rules(state)
+    if rules.scoring is None:  # Decktet-Uno: the most points first
+        return places([-total for total in state.scores])
+    return rules.scoring.standings(state, rules)
+
+
+def lasting_teams(state: State) -> list[int] | None:
+    """The team of each seat in a game whose partners stay together (``teams``), or
+    None: no teams, or partners that change each round (``partner_rotation``: each
+    player stands alone)."""
+    if state.teams is None or state.options.get("partner_rotation"):
+        return None
+    return list(state.teams)
 
 
 # -- legal actions ------------------------------------------------------------------------

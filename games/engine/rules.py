@@ -115,6 +115,21 @@ class Scoring(ABC):
         """What happens once a round's points are added, before the end of the game is
         judged (``scoring: elimination`` eliminates the seats at the target)."""
 
+    #: whether a higher total ranks higher (``standings``: the seats that did not win)
+    higher_is_better: ClassVar[bool] = True
+
+    def standings(self, state: State, rules: Rules) -> list[int]:
+        """Each seat's place in the finished game (0: first; equal places tie): the
+        winners first, then the others by total (``higher_is_better``)."""
+        sign = -1 if self.higher_is_better else 1
+        return places([(s not in state.winners, sign * state.scores[s]) for s in range(state.seats)])
+
+
+def places(keys: Sequence[Any]) -> list[int]:
+    """The place of each of ``keys`` (lower keys first): how many keys are strictly
+    lower, so that equal keys share a place (0, 1, 1, 3)."""
+    return [sum(other < key for other in keys) for key in keys]
+
 
 #: (state, rules, seat, move, events, decision) -> None: how an action applies
 Handler = Callable[["State", "Rules", int, tuple, Any, Any], None]

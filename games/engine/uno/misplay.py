@@ -127,6 +127,9 @@ class Charged(Scoring):
     def game_winners(self, state: State, rules: Rules) -> list[int] | None:
         return self.base.game_winners(state, rules)
 
+    def standings(self, state: State, rules: Rules) -> list[int]:
+        return self.base.standings(state, rules)
+
     def after_round(self, state: State, rules: Rules, ev: Events) -> None:
         self.base.after_round(state, rules, ev)
 

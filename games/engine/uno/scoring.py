@@ -28,7 +28,7 @@ from typing import Any, Mapping
 
 from ..config import OptionSpec, choice, integer
 from ..errors import InvalidOptions
-from ..rules import Module, Rules, Scoring
+from ..rules import Module, Rules, Scoring, places
 from ..state import State
 from .piles import hand_points
 
@@ -79,12 +79,21 @@ class WinnerTakes(Scoring):
         winners = self.game_winners(state, rules)
         return winners[0] if winners else None
 
+    def standings(self, state: State, rules: Rules) -> list[int]:
+        """The winners first, then the highest totals, equal totals by the points left in
+        hand when the game ended (a team's: its seats' together), the fewest first."""
+        left = [hand_points(state, rules, s) for s in range(state.seats)]
+        if state.teams is not None:
+            left = [sum(p for o, p in enumerate(left) if state.teams[o] == state.teams[s]) for s in range(state.seats)]
+        return places([(s not in state.winners, -state.scores[s], left[s]) for s in range(state.seats)])
+
 
 class LowestTotal(Scoring):
     """Each player is charged the points left in their own hand; when someone
     reaches the target, the lowest total wins."""
 
     name = "lowest_total"
+    higher_is_better = False
 
     def round_points(self, state: State, rules: Rules, winner: int) -> list[int]:
         own = [hand_points(state, rules, s) for s in range(state.seats)]
@@ -124,6 +133,20 @@ class Elimination(LowestTotal):
     def game_winners(self, state: State, rules: Rules) -> list[int] | None:
         active = [s for s in range(state.seats) if s not in state.eliminated]
         return active if len(active) == 1 else None
+
+    def standings(self, state: State, rules: Rules) -> list[int]:
+        """The last seat left first, then the others by when they were eliminated (the
+        later, the higher), those of one round by their totals (the lowest first): the
+        rounds' rows replayed through ``after_round``."""
+        replayed = State(state.config)
+        out_after: dict[int, int] = {}
+        for i, row in enumerate(state.history):
+            replayed.scores = [t + p for t, p in zip(replayed.scores, row["points"])]
+            before = set(replayed.eliminated)
+            self.after_round(replayed, rules, None)
+            out_after.update((s, i) for s in replayed.eliminated if s not in before)
+        last = len(state.history)
+        return places([(s not in state.winners, -out_after.get(s, last), state.scores[s]) for s in range(state.seats)])
 
 
 class HandsWon(WinnerTakes):
