@@ -113,24 +113,17 @@ def rate_game(game: Game, seats: Sequence[Seat], state: engine.State) -> list[Ra
     key_of = {s.seat: seat_key(s) for s in seats}
     rows = _lock_ratings(pool, set(key_of.values()))
     prior = {key: (r.mu, r.sigma) for key, r in rows.items()}
-    posterior = ratings.rate([[prior[key_of[x]] for x in f] for f in factions],
-                             [min(places[x] for x in f) for f in factions])
-    moved: dict[Key, list[tuple[float, float]]] = {}
-    for faction, after in zip(factions, posterior):
-        for x, rating in zip(faction, after):
-            moved.setdefault(key_of[x], []).append(rating)
+    new = ratings.update(prior, [key_of[x] for x in sorted(key_of)], factions, places)
     left = {s.seat for s in seats if s.left}
     winners = {key_of[x] for x in state.winners if x not in left}
     provisional_games = settings.UNO_RATING_PROVISIONAL_GAMES
     counts: dict[int, int] = {}
     now = timezone.now()
-    for key, results in moved.items():
+    for key, (mu, sigma) in new.items():
         r = rows[key]
-        mu0, sigma0 = prior[key]
         if r.established:
             counts[r.bucket] = counts.get(r.bucket, 0) - 1
-        r.mu = mu0 + sum(mu - mu0 for mu, _ in results)
-        r.sigma = sigma0 * math.prod(sigma / sigma0 for _, sigma in results)
+        r.mu, r.sigma = mu, sigma
         r.ordinal = ratings.ordinal(r.mu, r.sigma)
         r.bucket = bucket_of(r.ordinal)
         r.games += 1
