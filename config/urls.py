@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/v1/", include("meeting.urls")),
     path("api/v1/", include("matchmaking.urls")),
     path("api/v1/", include("chat.urls")),
+    path("api/v1/", include("standing.urls")),
 ]
 
 handler400 = "config.problems.bad_request"

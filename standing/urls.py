@@ -1,0 +1,8 @@
+from django.urls import path  # noqa: F401
+
+from standing import views  # noqa: F401
+
+app_name = "standing"
+
+urlpatterns: list = [
+]

@@ -1,0 +1,1 @@
+"""Standing's endpoints: profiles, a player's games, rating history, leaderboards."""
