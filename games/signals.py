@@ -93,22 +93,33 @@ def committed(game_id: int, version: int) -> None:
             log.exception("game %s: %s after version %s failed", game_id, listener.name, version)
 
 
-#: name -> (game, seats, state) -> None: run in the transaction that ends a game
-_finish_hooks: dict[str, Callable[[Game, Sequence[Seat], Any], None]] = {}
+@dataclass(frozen=True)
+class FinishHook:
+    name: str
+    #: (game) -> whether it has work for this game (judged without a query): a game none
+    #: wants costs its last move nothing more (not even a savepoint)
+    wants: Callable[[Game], bool]
+    run: Callable[[Game, Sequence[Seat], Any], None]
 
 
-def on_finish(name: str, hook: Callable[[Game, Sequence[Seat], Any], None]) -> None:
-    """Register (or replace) ``hook(game, seats, state)``: called inside the transaction
+_finish_hooks: dict[str, FinishHook] = {}
+
+
+def on_finish(name: str, run: Callable[[Game, Sequence[Seat], Any], None],
+              wants: Callable[[Game], bool] = lambda game: True) -> None:
+    """Register (or replace) ``run(game, seats, state)``: called inside the transaction
     of the move that finished ``game`` (its row locked, the move written; ``state`` the
-    engine's finished state), in a savepoint of its own."""
-    _finish_hooks[name] = hook
+    engine's finished state), in a savepoint of its own, when ``wants(game)``."""
+    _finish_hooks[name] = FinishHook(name, wants, run)
 
 
 def game_finished(game: Game, seats: Sequence[Seat], state: Any) -> None:
     """Run every finish hook for ``game`` (see :func:`on_finish`); never raises."""
-    for name, hook in _finish_hooks.items():
+    for hook in _finish_hooks.values():
+        if not hook.wants(game):
+            continue
         try:
             with transaction.atomic():
-                hook(game, seats, state)
+                hook.run(game, seats, state)
         except Exception:
-            log.exception("game %s: %s at its end failed", game.pk, name)
+            log.exception("game %s: %s at its end failed", game.pk, hook.name)

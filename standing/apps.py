@@ -12,5 +12,5 @@ class StandingConfig(AppConfig):
         from standing.serializers import rating_changes_schema_field
         from standing.services import rate_finished
 
-        on_finish("ratings", rate_finished)
+        on_finish("ratings", rate_finished, wants=lambda game: game.rated)
         register_view_field("rating_changes", game_rating_changes, rating_changes_schema_field)

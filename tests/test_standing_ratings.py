@@ -79,7 +79,9 @@ def test_a_game_the_hook_could_not_rate_is_rated_by_the_sweeper(clients, monkeyp
     def broken(game, seats, state):
         raise RuntimeError("the ratings' database went away")
 
-    monkeypatch.setattr("games.signals._finish_hooks", {"ratings": broken})
+    from games import signals
+    monkeypatch.setattr(signals, "_finish_hooks", {})
+    signals.on_finish("ratings", broken)
     game = play_out_every_seat(gid, random.Random(3))
     assert game.status == "finished"  # the move that ended it was recorded all the same
     assert not RatingChange.objects.filter(game_id=gid).exists()
