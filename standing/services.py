@@ -28,7 +28,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from games import engine, selectors as game_selectors
+from games import engine, selectors as game_selectors, services as game_services
 from games.models import Game, GameStatus, Seat
 from standing import ratings
 from standing.models import Profile, RankBucket, Rating, RatingChange
@@ -183,6 +183,7 @@ def rate_missed(*, within: timedelta = timedelta(days=2), grace: timedelta = tim
             with transaction.atomic():
                 game = game_selectors.load_seats(game_selectors.read_game(game_id, lock=True))
                 if rate_game(game, game_selectors.seats_of(game), engine.State.from_dict(game.state)):
+                    game_services.touch(game.pk)  # its view's rating_changes: a new ETag, a stream event
                     done += 1
         except Exception:
             log.exception("game %s: rating it failed", game_id)

@@ -86,7 +86,12 @@ def test_a_game_the_hook_could_not_rate_is_rated_by_the_sweeper(clients, monkeyp
     assert game.status == "finished"  # the move that ended it was recorded all the same
     assert not RatingChange.objects.filter(game_id=gid).exists()
     from datetime import timedelta
+    etag = people[0].get(game_url(gid))["ETag"]
+    assert people[0].get(game_url(gid)).json()["rating_changes"] is None
     assert services.rate_missed(grace=timedelta(0)) == 1
+    # its view changed: a new ETag, with every seat's change
+    fresh = people[0].get(game_url(gid), HTTP_IF_NONE_MATCH=etag)
+    assert fresh.status_code == 200 and len(fresh.json()["rating_changes"]) == 2
     assert RatingChange.objects.filter(game_id=gid).count() == 2
     assert services.rate_missed(grace=timedelta(0)) == 0
 
