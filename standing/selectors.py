@@ -9,7 +9,7 @@ is counted from the RankBuckets above plus the ratings above in the rating's own
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Q, QuerySet, Sum
@@ -60,14 +60,23 @@ def rank_of(rating: Rating) -> int | None:
 
 
 def after(pool: str, ordinal: float, rating_id: int) -> QuerySet[Rating]:
-    """The board below the entry (``ordinal``, ``rating_id``), best first."""
-    return board(pool).filter(Q(ordinal__lt=ordinal) | Q(ordinal=ordinal, id__gt=rating_id))
+    """The board below the entry (``ordinal``, ``rating_id``), best first.  (The bound
+    ``ordinal <= ...`` says nothing the OR does not, but PostgreSQL starts the index scan
+    there only with it: without, it reads the board from the top and filters, which
+    costs the depth of the page.)"""
+    return board(pool).filter(Q(ordinal__lt=ordinal) | Q(ordinal=ordinal, id__gt=rating_id), ordinal__lte=ordinal)
 
 
 def before(pool: str, ordinal: float, rating_id: int) -> QuerySet[Rating]:
-    """The board above the entry, nearest first (worst first)."""
+    """The board above the entry, nearest first (worst first); bounded as :func:`after`."""
     return (Rating.objects.filter(pool=pool, established=True).select_related("player")
-            .filter(Q(ordinal__gt=ordinal) | Q(ordinal=ordinal, id__lt=rating_id)).order_by("ordinal", "-id"))
+            .filter(Q(ordinal__gt=ordinal) | Q(ordinal=ordinal, id__lt=rating_id), ordinal__gte=ordinal)
+            .order_by("ordinal", "-id"))
+
+
+def ranked_count(pool: str) -> int:
+    """How many ratings ``pool``'s board ranks (its RankBuckets' sum)."""
+    return RankBucket.objects.filter(pool=pool).aggregate(n=Sum("count"))["n"] or 0
 
 
 @dataclass
@@ -75,6 +84,8 @@ class Around:
     me: Rating
     rank: int | None
     entries: list[dict[str, Any]]
+    #: the ratings listed below ``me``, best first (the last one: where the board goes on)
+    below: list[Rating] = field(default_factory=list)
 
 
 def around(rating: Rating, span: int) -> Around:
@@ -88,13 +99,20 @@ def around(rating: Rating, span: int) -> Around:
     entries = [rating_entry(r, rank - i - 1) for i, r in enumerate(above)][::-1]
     entries.append(rating_entry(rating, rank))
     entries += [rating_entry(r, rank + i + 1) for i, r in enumerate(below)]
-    return Around(rating, rank, entries)
+    return Around(rating, rank, entries, below)
 
 
 def rating_of(pool: str, *, player=None, bot_level: str = "") -> Rating | None:
     q = Rating.objects.filter(pool=pool).select_related("player")
     q = q.filter(player=player) if player is not None else q.filter(player__isnull=True, bot_level=bot_level)
     return q.first()
+
+
+def means_of(player_ids: set[int], pools: set[str]) -> dict[tuple[int, str], float]:
+    """(player id, pool) -> the rating's mean, for the players' ratings in ``pools``
+    (quick play's pairing by rating)."""
+    rows = Rating.objects.filter(player_id__in=player_ids, pool__in=pools).values_list("player_id", "pool", "mu")
+    return {(p, pool): mu for p, pool, mu in rows}
 
 
 def ratings_of(*, player=None, bot_level: str = "") -> list[Rating]:
