@@ -341,6 +341,11 @@ UNO_QUICKPLAY_MAX_WAIT_SECONDS = env_int("UNO_QUICKPLAY_MAX_WAIT_SECONDS", 1800)
 UNO_QUICKPLAY_CORRESPONDENCE_MAX_WAIT_SECONDS = env_int("UNO_QUICKPLAY_CORRESPONDENCE_MAX_WAIT_SECONDS", 7 * 86400)
 UNO_QUICKPLAY_SWEEP_SECONDS = float(env_str("UNO_QUICKPLAY_SWEEP_SECONDS", "1"))
 UNO_QUICKPLAY_RESCAN_SECONDS = float(env_str("UNO_QUICKPLAY_RESCAN_SECONDS", "60"))
+# Rated quick play pairs players whose ratings (means, in the table's preset) are at most
+# this far apart, the range widening by UNO_QUICKPLAY_RATING_WIDEN a minute of the longer
+# wait of the two (the full pass every UNO_QUICKPLAY_RESCAN_SECONDS tries the widened ranges).
+UNO_QUICKPLAY_RATING_RANGE = float(env_str("UNO_QUICKPLAY_RATING_RANGE", "5"))
+UNO_QUICKPLAY_RATING_WIDEN = float(env_str("UNO_QUICKPLAY_RATING_WIDEN", "5"))
 
 CELERY_BEAT_SCHEDULE = {
     "sweep-deadlines": {

@@ -13,6 +13,9 @@ and the partial unique index (one waiting request per player) check it again.
 Matching keeps one invariant: among the waiting requests, no table can be formed (a
 request that completes a table is matched as it arrives).  So a new request only has to
 be tried against those waiting, and a cancellation or an expiry can never make a table.
+Only time can: a rated request's rating range widens with the wait (:func:`too_far`),
+and the sweeper's full pass (every ``UNO_QUICKPLAY_RESCAN_SECONDS``) seats the tables it
+makes, as it does those that could not be created.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from matchmaking.models import Pool, QuickPlayRequest, Status
 from matchmaking.speeds import REALTIME, max_wait_seconds, turn_seconds
 from notices import services as notices
 from players.selectors import blocks_among, online_ids
+from standing import ratings, selectors as standing_selectors
 
 log = logging.getLogger(__name__)
 
@@ -70,30 +74,62 @@ def accepts(req: QuickPlayRequest, combo: Combo, rated: bool) -> bool:
             and combo.speed in req.speeds)
 
 
-def pairing_key(anchor: QuickPlayRequest, candidate: QuickPlayRequest) -> tuple:
-    """The order in which ``anchor`` is paired with the waiting ``candidate``\\ s: the
-    longest waiting first.  The hook for ratings (issue 27): a rating distance, allowed to
-    widen with both requests' waiting time, goes first here (and a candidate out of the
-    allowed distance is left out by returning it from :func:`too_far`)."""
-    return (candidate.created_at, candidate.pk)
+#: what each waiting player's rating in a preset is, (player id, preset) -> mu (absent:
+#: no rating yet, the initial mu); loaded for rated requests only (:func:`_skills`)
+Skills = dict[tuple[int, str], float]
 
 
-def too_far(anchor: QuickPlayRequest, candidate: QuickPlayRequest) -> bool:
-    """Whether ``candidate`` may not sit with ``anchor`` yet (ratings: too far apart for
-    their waiting times).  No ratings yet: never."""
-    return False
+def _distance(anchor: QuickPlayRequest, candidate: QuickPlayRequest, combo: Combo, skills: Skills | None) -> float:
+    """How far apart the two players' ratings in ``combo``'s preset are (their means);
+    0 for unrated requests (ratings play no part there)."""
+    if not anchor.rated or skills is None:
+        return 0.0
+    initial = ratings.INITIAL[0]
+    return abs(skills.get((anchor.player_id, combo.ruleset), initial)
+               - skills.get((candidate.player_id, combo.ruleset), initial))
+
+
+def pairing_key(anchor: QuickPlayRequest, candidate: QuickPlayRequest, combo: Combo,
+                skills: Skills | None = None) -> tuple:
+    """The order in which ``anchor`` is paired with the waiting ``candidate``\\ s at
+    ``combo``: for a rated table the closest rating first, then (and for an unrated
+    one) the longest waiting first."""
+    return (_distance(anchor, candidate, combo, skills), candidate.created_at, candidate.pk)
+
+
+def allowed_distance(anchor: QuickPlayRequest, candidate: QuickPlayRequest, now) -> float:
+    """How far apart two rated players may be to sit together now: the range, widened
+    with the longer wait of the two (Lichess's pools widen it the same way)."""
+    waited = max((now - r.created_at).total_seconds() for r in (anchor, candidate)) if now is not None else 0.0
+    return settings.UNO_QUICKPLAY_RATING_RANGE + settings.UNO_QUICKPLAY_RATING_WIDEN * max(waited, 0.0) / 60
+
+
+def too_far(anchor: QuickPlayRequest, candidate: QuickPlayRequest, combo: Combo, skills: Skills | None = None,
+            now=None) -> bool:
+    """Whether ``candidate`` may not sit with ``anchor`` yet at a rated ``combo``: their
+    ratings in its preset are further apart than :func:`allowed_distance`."""
+    return _distance(anchor, candidate, combo, skills) > allowed_distance(anchor, candidate, now)
+
+
+def _skills(requests: Iterable[QuickPlayRequest]) -> Skills:
+    """The ratings (means) of the rated requests' players in the presets they accept."""
+    wanted = [r for r in requests if r.rated]
+    if not wanted:
+        return {}
+    return standing_selectors.means_of({r.player_id for r in wanted}, {p for r in wanted for p in r.rulesets})
 
 
 def _fill(anchor: QuickPlayRequest, combo: Combo, candidates: Iterable[QuickPlayRequest], blocks: set[tuple[int, int]],
-          wanted: int, online: set[int] | None = None) -> list[QuickPlayRequest]:
+          wanted: int, online: set[int] | None = None, skills: Skills | None = None, now=None) -> list[QuickPlayRequest]:
     """``anchor`` and up to ``wanted - 1`` of ``candidates`` (in pairing order) that accept
-    ``combo``: distinct players, none blocked by another of the table; at a real-time
-    table, only players who are ``online`` (None: everyone counts as online)."""
+    ``combo``: distinct players, none blocked by another of the table, at a rated table
+    none too far from ``anchor``'s rating (``skills``; None: ratings not consulted); at a
+    real-time table, only players who are ``online`` (None: everyone counts as online)."""
     table = [anchor]
-    for cand in sorted(candidates, key=lambda c: pairing_key(anchor, c)):
+    for cand in sorted(candidates, key=lambda c: pairing_key(anchor, c, combo, skills)):
         if len(table) >= wanted:
             break
-        if cand.pk == anchor.pk or not accepts(cand, combo, anchor.rated) or too_far(anchor, cand):
+        if cand.pk == anchor.pk or not accepts(cand, combo, anchor.rated) or too_far(anchor, cand, combo, skills, now):
             continue
         if not _present(cand, combo, online):
             continue
@@ -111,14 +147,15 @@ def _present(req: QuickPlayRequest, combo: Combo, online: set[int] | None) -> bo
 
 
 def find_table(anchor: QuickPlayRequest, waiting: Sequence[QuickPlayRequest],
-               blocks: set[tuple[int, int]], online: set[int] | None = None
-               ) -> tuple[Combo, list[QuickPlayRequest]] | None:
+               blocks: set[tuple[int, int]], online: set[int] | None = None,
+               skills: Skills | None = None, now=None) -> tuple[Combo, list[QuickPlayRequest]] | None:
     """The first table of ``anchor``'s preferences that ``anchor`` and others of
-    ``waiting`` fill (all of them human; at a real-time table, all ``online``), or None."""
+    ``waiting`` fill (all of them human; at a real-time table, all ``online``; at a
+    rated one, all close enough to ``anchor``'s rating by ``now``), or None."""
     for combo in combos(anchor):
         if not _present(anchor, combo, online):
             continue
-        table = _fill(anchor, combo, waiting, blocks, combo.seats, online)
+        table = _fill(anchor, combo, waiting, blocks, combo.seats, online, skills, now)
         if len(table) == combo.seats:
             return combo, table
     return None
@@ -184,7 +221,7 @@ def _seat(combo: Combo, requests: list[QuickPlayRequest], *, bots: int = 0, bot_
 
 def _match(anchor: QuickPlayRequest, waiting: list[QuickPlayRequest], now) -> int | None:
     ids = [anchor.player_id, *(w.player_id for w in waiting)]
-    found = find_table(anchor, waiting, _blocked_pairs(ids), online_ids(ids))
+    found = find_table(anchor, waiting, _blocked_pairs(ids), online_ids(ids), _skills([anchor, *waiting]), now)
     if found is None:
         return None
     combo, table = found
@@ -247,7 +284,7 @@ def _fill_with_bots(req: QuickPlayRequest, due: list[QuickPlayRequest], now) -> 
     online = online_ids(ids)
     if not _present(req, combo, online):
         return None  # gone: a real-time table waits for them to come back (or the request expires)
-    table = _fill(req, combo, partners, _blocked_pairs(ids), combo.seats, online)
+    table = _fill(req, combo, partners, _blocked_pairs(ids), combo.seats, online, _skills([req, *partners]), now)
     return _seat(combo, table, bots=combo.seats - len(table), bot_level=req.bots_level, now=now)
 
 
