@@ -29,7 +29,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from games import bots
-from games.engine import ACTIVE, PRESETS, EngineError, InvalidOptions, apply, make_config, new_game
+from games.engine import ACTIVE, PRESETS, EngineError, InvalidOptions, State, apply, make_config, new_game
 
 #: a game still running after this many actions is abandoned (counted apart)
 MAX_ACTIONS = 50_000
@@ -42,6 +42,16 @@ def play_game(ruleset: str, options: dict, levels: list[str], seed: str, rng: ra
     """Play one game with ``levels[seat]`` in each seat; returns (the winning seats,
     several for a shared win, or None if abandoned; actions applied; bot actions
     refused by the engine)."""
+    state, actions, refused = play_state(ruleset, options, levels, seed, rng, budget_ms)
+    return (state.winners if state.status != ACTIVE else None), actions, refused
+
+
+def play_state(ruleset: str, options: dict, levels: list[str], seed: str, rng: random.Random,
+               budget_ms: float | None, max_samples: int | None = None) -> tuple[State, int, int]:
+    """:func:`play_game`, returning the final state instead of its winners (still
+    active if abandoned): what the ratings' strength check (bench/ratings_strength.py)
+    takes the places from.  ``max_samples``: ``hard`` stops after that many worlds
+    instead of at ``budget_ms`` (the same choice on any machine, at any load)."""
     dealt: list[dict] = []
     state = new_game(ruleset, options, len(levels), seed, events=dealt)
     log = bots.RoundLog(dealt)  # what the server's hard bots read from the moves
@@ -51,7 +61,8 @@ def play_game(ruleset: str, options: dict, levels: list[str], seed: str, rng: ra
         actor = state.actor()
         for seat in bots.acting_order(actor, seats, rng):
             action = bots.decide(levels[seat], state, seat, random.Random(rng.random()), budget_ms=budget_ms,
-                                 history=log.shown_to(seat) if levels[seat] == "hard" else None)
+                                 history=log.shown_to(seat) if levels[seat] == "hard" else None,
+                                 max_samples=max_samples)
             if action is not None:
                 try:
                     log.add(apply(state, seat, action))
@@ -62,7 +73,7 @@ def play_game(ruleset: str, options: dict, levels: list[str], seed: str, rng: ra
                 log.add(apply(state, seat, TIMEOUT, system=True))
                 break
         actions += 1
-    return (state.winners if state.status != ACTIVE else None), actions, refused
+    return state, actions, refused
 
 
 class Progress:
