@@ -65,9 +65,10 @@ class Game(models.Model):
 class Seat(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     seat = models.PositiveSmallIntegerField()
-    #: the human in this seat (null for a bot seat)
+    #: the human in this seat (null for a bot seat); (indexed by ``seat_player_game``)
     player = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="seats"
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="seats",
+        db_index=False,
     )
     bot_level = models.CharField(max_length=16, blank=True, default="")
     #: consecutive timeouts; at ``max_timeouts`` the seat goes on autopilot
@@ -89,6 +90,14 @@ class Seat(models.Model):
             models.UniqueConstraint(
                 fields=["game", "player"], name="one_seat_per_player", condition=models.Q(player__isnull=False)
             ),
+        ]
+        indexes = [
+            # a player's games, newest first (standing: profiles, ``/players/{name}/games``):
+            # a page is a range of this index, however many games the player has
+            models.Index(fields=["player", "game"], name="seat_player_game", condition=models.Q(player__isnull=False)),
+            # a bot level's games, newest first (its profile)
+            models.Index(fields=["bot_level", "game"], name="seat_bot_level_game",
+                         condition=models.Q(player__isnull=True)),
         ]
 
     @property

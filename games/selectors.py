@@ -548,3 +548,74 @@ def stats_for_player(player) -> dict[str, int]:
     played = finished.filter(Exists(Seat.objects.filter(game=OuterRef("pk"), player=player)))
     won = finished.filter(Exists(Seat.objects.filter(game=OuterRef("pk"), player=player, won=True)))
     return {"games_played": played.count(), "games_won": won.count()}
+
+
+#: the columns of a game that a list of games shows (not its state, options or seed)
+_LISTED_GAME_FIELDS = ("game__id", "game__ruleset", "game__status", "game__rated", "game__created_at",
+                       "game__finished_at")
+
+
+def seated_games(*, player_id: int | None = None, bot_level: str = "", statuses: Sequence[str] | None = None,
+                 ruleset: str | None = None, rated: bool | None = None, won: bool | None = None,
+                 opponent_id: int | None = None, opponent_level: str = "", shared_with: int | None = None,
+                 since: datetime | None = None, until: datetime | None = None,
+                 before_game: int | None = None) -> QuerySet[Seat]:
+    """The games a player (``player_id``) or a bot level (``bot_level``) sat in, newest
+    first (by creation: the game's id), as their seat in each (a bot level's first seat
+    of the game), its ``game`` loaded with the columns a list shows.
+
+    A player's are a range of ``seat_player_game`` and a level's of
+    ``seat_bot_level_game``, read from the newest down and stopped at the page's end:
+    a page costs the same with ten games or ten thousand (the other filters are checked
+    on the way, each an index probe per game).  Filters: ``statuses``, ``ruleset``,
+    ``rated``; ``won`` (the seat won, or any of the level's: finished games only);
+    ``opponent_id`` / ``opponent_level`` (that player, or a seat of that level, also
+    sat at the table); ``shared_with`` (that player sat at the table too); ``since``
+    <= creation < ``until``; ``before_game`` (only games of lower id: the keyset of
+    the previous page)."""
+    if player_id is not None:
+        qs = Seat.objects.filter(player_id=player_id)
+    else:
+        first_of_level = Seat.objects.filter(game_id=OuterRef("game_id"), player__isnull=True, bot_level=bot_level,
+                                             seat__lt=OuterRef("seat"))
+        qs = Seat.objects.filter(~Exists(first_of_level), player__isnull=True, bot_level=bot_level)
+    if statuses is not None:
+        qs = qs.filter(game__status__in=list(statuses))
+    if ruleset is not None:
+        qs = qs.filter(game__ruleset=ruleset)
+    if rated is not None:
+        qs = qs.filter(game__rated=rated)
+    if won is not None:
+        qs = qs.filter(game__status=GameStatus.FINISHED)
+        if player_id is not None:
+            qs = qs.filter(won=won)
+        else:
+            level_won = Exists(Seat.objects.filter(game_id=OuterRef("game_id"), player__isnull=True,
+                                                   bot_level=bot_level, won=True))
+            qs = qs.filter(level_won if won else ~level_won)
+    if opponent_id is not None:
+        qs = qs.filter(Exists(Seat.objects.filter(game_id=OuterRef("game_id"), player_id=opponent_id)
+                              .exclude(pk=OuterRef("pk"))))
+    if opponent_level:
+        qs = qs.filter(Exists(Seat.objects.filter(game_id=OuterRef("game_id"), player__isnull=True,
+                                                  bot_level=opponent_level).exclude(pk=OuterRef("pk"))))
+    if shared_with is not None:
+        qs = qs.filter(Exists(Seat.objects.filter(game_id=OuterRef("game_id"), player_id=shared_with)))
+    if since is not None:
+        qs = qs.filter(game__created_at__gte=since)
+    if until is not None:
+        qs = qs.filter(game__created_at__lt=until)
+    if before_game is not None:
+        qs = qs.filter(game_id__lt=before_game)
+    return qs.select_related("game").only("id", "game_id", "seat", "player_id", "bot_level", "won",
+                                          *_LISTED_GAME_FIELDS).order_by("-game_id")
+
+
+def finished_by_ruleset(player_id: int) -> list[tuple[str, int, int]]:
+    """(ruleset, finished games played, won) of a player, by ruleset: one aggregate over
+    their seats (``seat_player_game``), however many."""
+    rows = (Seat.objects.filter(player_id=player_id, game__status=GameStatus.FINISHED)
+            .values_list("game__ruleset").annotate(played=models.Count("id"),
+                                                   won=models.Count("id", filter=models.Q(won=True)))
+            .order_by("game__ruleset"))
+    return [(ruleset, played, won) for ruleset, played, won in rows]
