@@ -105,12 +105,11 @@ class LeaderboardView(APIView):
         responses={200: LeaderboardSerializer, **problem_responses(
             (400, "`invalid` (with `fields`): a bad `limit` or `after`, or `after` with `around`"),
             (401, "`not_authenticated`: `around=me` without credentials; `authentication_failed`: a bad token"),
-            (404, "`unknown_ruleset` (with `rulesets`); `not_found`: `around` names nobody"), 429)},
+            (404, "`unknown_ruleset` (the detail names the presets); `not_found`: `around` names nobody"), 429)},
     )
     def get(self, request, ruleset: str):
         if ruleset not in engine.PRESETS:
-            raise ApiError(404, "unknown_ruleset", f"no preset {ruleset!r}; known: {', '.join(engine.PRESETS)}",
-                           rulesets=list(engine.PRESETS))
+            raise ApiError(404, "unknown_ruleset", f"no preset {ruleset!r}; known: {', '.join(engine.PRESETS)}")
         limit = int_param(request, "limit", BOARD_LIMIT_DEFAULT, 1, BOARD_LIMIT_MAX)
         after, around = request.query_params.get("after"), request.query_params.get("around")
         if after is not None and around is not None:
