@@ -21,130 +21,31 @@ and ``replay.png`` from the whole-game test.
 
 from __future__ import annotations
 
-import os
 import random
 import re
-import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 import requests
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import sync_playwright
 
 from games import engine
+from tests.browser_support import (  # noqa: F401 (fixtures)
+    PASSWORD,
+    Api,
+    browser,
+    browser_marks,
+    new_page,
+    register,
+    server,
+    shot,
+    static_root,
+)
 from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
 from tests.games_support import true_state
-from tests.server_support import ROOT, served
 
-CHROMIUM = Path("/usr/bin/chromium")
-PASSWORD = "a-long-password-1"
-SCREENSHOTS = os.environ.get("UNO_SCREENSHOTS")
-
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
-]
-
-
-# --- the server, the browser ------------------------------------------------------------
-@pytest.fixture(scope="module")
-def static_root(tmp_path_factory) -> Path:
-    """The static files collected as `make run` collects them (hashed, compressed)."""
-    root = tmp_path_factory.mktemp("static")
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
-                   cwd=ROOT, env={**os.environ, "STATIC_ROOT": str(root)}, check=True, timeout=600)
-    assert (root / "uno" / "app.js").is_file() and (root / "staticfiles.json").is_file()
-    return root
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup, static_root, tmp_path_factory):
-    yield from served(tmp_path_factory, STATIC_ROOT=static_root)
-
-
-@pytest.fixture(scope="module")
-def browser(server):
-    """Chromium, after the server started (which must not inherit the setting below).
-
-    Playwright's sync API runs an asyncio loop in this thread while it is open, and
-    Django refuses database calls from a thread with a running loop: the tests' own
-    (fixtures, the flush after each test) are plain synchronous code, so Django's guard
-    is lifted for this process while the browser is open, as Django's documentation
-    says for such environments.  The server and the worker run as they always do."""
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    try:
-        with sync_playwright() as p:
-            b = p.chromium.launch(executable_path=str(CHROMIUM))
-            try:
-                yield b
-            finally:
-                b.close()
-    finally:
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
-
-
-@pytest.fixture
-def new_page(browser):
-    """``new_page()``: a page in a fresh context (its own localStorage); at the end, no
-    page may have thrown an uncaught error."""
-    contexts, errors = [], []
-
-    def make():
-        context = browser.new_context(viewport={"width": 1280, "height": 860})
-        context.set_default_timeout(15000)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert not errors, errors
-
-
-# --- the API, directly (to compare with what the page shows) ----------------------------
-class Api:
-    def __init__(self, server, token: str | None = None):
-        self.base = f"{server.url}/api/v1"
-        self.token = token
-
-    def call(self, method: str, path: str, body=None) -> requests.Response:
-        headers = {"Authorization": f"Token {self.token}"} if self.token else {}
-        return requests.request(method, f"{self.base}{path}", json=body, headers=headers, timeout=30)
-
-    def get(self, path: str) -> dict:
-        r = self.call("GET", path)
-        assert r.status_code == 200, r.text
-        return r.json()
-
-    def post(self, path: str, body=None, status: int = 200) -> dict:
-        r = self.call("POST", path, body)
-        assert r.status_code == status, r.text
-        return r.json()
-
-    def moves(self, gid: int) -> list[dict]:
-        out, after = [], 0
-        while True:
-            page = self.get(f"/games/{gid}/moves?after={after}&limit=500")
-            out += page["results"]
-            if page["next_cursor"] is None:
-                return out
-            after = page["next_cursor"]
-
-
-def register(server) -> tuple[str, Api]:
-    name = f"web{uuid.uuid4().hex[:10]}"
-    body = Api(server).post("/auth/register", {"username": name, "password": PASSWORD}, status=201)
-    return name, Api(server, body["token"])
+pytestmark = browser_marks
 
 
 def position(page) -> str:
@@ -153,12 +54,6 @@ def position(page) -> str:
 
 def shown_ids(page, selector: str) -> list[int]:
     return [int(x) for x in page.eval_on_selector_all(selector, "els => els.map(e => e.dataset.cardId)")]
-
-
-def shot(page, name: str) -> None:
-    if SCREENSHOTS:
-        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(SCREENSHOTS) / name))
 
 
 # --- a whole game in the page -----------------------------------------------------------

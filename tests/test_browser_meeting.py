@@ -24,80 +24,35 @@ import re
 import time
 import uuid
 
-import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from games.models import Game
-from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
-from tests.test_browser_client import (  # noqa: F401 (fixtures)
-    CHROMIUM,
+from tests.browser_support import (  # noqa: F401 (fixtures)
     PASSWORD,
+    PHONE,
     Api,
-    act_once,
     browser,
+    browser_marks,
+    new_page,
+    no_sideways_scroll,
     register,
     server,
     shot,
+    signed_in,
     static_root,
 )
+from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
+from tests.test_browser_client import act_once
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
-]
+pytestmark = browser_marks
 
-PHONE = {"width": 390, "height": 844}
 GAME_URL = re.compile(r"#/game/(\d+)$")
-
-
-@pytest.fixture
-def new_page(browser):  # noqa: F811
-    """``new_page(viewport=None, permissions=())``: a page in a fresh context (its own
-    localStorage); at the end, no page may have thrown an uncaught error."""
-    contexts, errors = [], []
-
-    def make(viewport=None, permissions=()):
-        context = browser.new_context(viewport=viewport or {"width": 1280, "height": 860})
-        if permissions:
-            context.grant_permissions(list(permissions))
-        context.set_default_timeout(15000)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        return page
-
-    yield make
-    for context in contexts:
-        context.close()
-    assert not errors, errors
-
-
-def signed_in(page, server, name: str, token: str, where: str = "#/lobby"):  # noqa: F811
-    """The page with this player's session saved (as the sign-in form saves it), at ``where``."""
-    page.goto(f"{server.url}/")
-    page.wait_for_selector("#signin-form")
-    page.evaluate("([t, n]) => { localStorage.setItem('uno.token', t); localStorage.setItem('uno.username', n); }",
-                  [token, name])
-    page.goto(f"{server.url}/{where}")
-    if where == "#/lobby":
-        page.wait_for_selector("#challenges h2")
-    return page
 
 
 def game_of(page, other_than: int | None = None) -> int:
     """The game the page's table shows (once it shows one, other than ``other_than``)."""
     page.wait_for_url(lambda url: bool(GAME_URL.search(url)) and int(GAME_URL.search(url).group(1)) != other_than)
     return int(GAME_URL.search(page.url).group(1))
-
-
-def no_sideways_scroll(page, *selectors: str) -> None:
-    """The page does not scroll sideways, and each of ``selectors`` fits the screen."""
-    width = page.evaluate("() => document.documentElement.clientWidth")
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= width, page.url
-    for selector in selectors:
-        box = page.locator(selector).first.bounding_box()
-        assert box is not None, selector
-        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box, width)
 
 
 def lobby_settings(page, *, bots: int = 0, rounds: int = 1, seats: int | None = None) -> None:

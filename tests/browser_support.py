@@ -1,0 +1,162 @@
+"""What the browser tests share: the page's static files collected as `make run` collects
+them, a real gunicorn serving them (``server``), Debian's chromium driven by Playwright
+(``browser``), pages in fresh contexts (``new_page``), the API called directly (:class:`Api`)
+to compare with what a page shows, and a few helpers.
+
+A test module uses them by importing the fixtures (pytest finds them in its namespace):
+``from tests.browser_support import Api, browser, new_page, server, static_root, ...``;
+each module gets its own server and browser (module scope).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import requests
+from playwright.sync_api import sync_playwright
+
+from tests.server_support import ROOT, served
+
+CHROMIUM = Path("/usr/bin/chromium")
+PASSWORD = "a-long-password-1"
+SCREENSHOTS = os.environ.get("UNO_SCREENSHOTS")
+PHONE = {"width": 390, "height": 844}
+
+#: the marks of a browser test module (``pytestmark = browser_marks``)
+browser_marks = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+]
+
+
+# --- the server, the browser ------------------------------------------------------------
+@pytest.fixture(scope="module")
+def static_root(tmp_path_factory) -> Path:
+    """The static files collected as `make run` collects them (hashed, compressed)."""
+    root = tmp_path_factory.mktemp("static")
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+                   cwd=ROOT, env={**os.environ, "STATIC_ROOT": str(root)}, check=True, timeout=600)
+    assert (root / "uno" / "app.js").is_file() and (root / "staticfiles.json").is_file()
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup, static_root, tmp_path_factory):
+    yield from served(tmp_path_factory, STATIC_ROOT=static_root)
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    """Chromium, after the server started (which must not inherit the setting below).
+
+    Playwright's sync API runs an asyncio loop in this thread while it is open, and
+    Django refuses database calls from a thread with a running loop: the tests' own
+    (fixtures, the flush after each test) are plain synchronous code, so Django's guard
+    is lifted for this process while the browser is open, as Django's documentation
+    says for such environments.  The server and the worker run as they always do."""
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=str(CHROMIUM))
+            try:
+                yield b
+            finally:
+                b.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def new_page(browser):
+    """``new_page(viewport=None, permissions=())``: a page in a fresh context (its own
+    localStorage); at the end, no page may have thrown an uncaught error."""
+    contexts, errors = [], []
+
+    def make(viewport=None, permissions=()):
+        context = browser.new_context(viewport=viewport or {"width": 1280, "height": 860})
+        if permissions:
+            context.grant_permissions(list(permissions))
+        context.set_default_timeout(15000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert not errors, errors
+
+
+# --- the API, directly (to compare with what the page shows) ----------------------------
+class Api:
+    def __init__(self, server, token: str | None = None):
+        self.base = f"{server.url}/api/v1"
+        self.token = token
+
+    def call(self, method: str, path: str, body=None) -> requests.Response:
+        headers = {"Authorization": f"Token {self.token}"} if self.token else {}
+        return requests.request(method, f"{self.base}{path}", json=body, headers=headers, timeout=30)
+
+    def get(self, path: str) -> dict:
+        r = self.call("GET", path)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    def post(self, path: str, body=None, status: int = 200) -> dict:
+        r = self.call("POST", path, body)
+        assert r.status_code == status, r.text
+        return r.json()
+
+    def moves(self, gid: int) -> list[dict]:
+        out, after = [], 0
+        while True:
+            page = self.get(f"/games/{gid}/moves?after={after}&limit=500")
+            out += page["results"]
+            if page["next_cursor"] is None:
+                return out
+            after = page["next_cursor"]
+
+
+def register(server) -> tuple[str, Api]:
+    name = f"web{uuid.uuid4().hex[:10]}"
+    body = Api(server).post("/auth/register", {"username": name, "password": PASSWORD}, status=201)
+    return name, Api(server, body["token"])
+
+
+# --- the page -----------------------------------------------------------------------------
+def signed_in(page, server, name: str, token: str, where: str = "#/lobby"):
+    """The page with this player's session saved (as the sign-in form saves it), at ``where``."""
+    page.goto(f"{server.url}/")
+    page.wait_for_selector("#signin-form")
+    page.evaluate("([t, n]) => { localStorage.setItem('uno.token', t); localStorage.setItem('uno.username', n); }",
+                  [token, name])
+    page.goto(f"{server.url}/{where}")
+    if where == "#/lobby":
+        page.wait_for_selector("#challenges h2")
+    return page
+
+
+def no_sideways_scroll(page, *selectors: str) -> None:
+    """The page does not scroll sideways, and each of ``selectors`` fits the screen."""
+    width = page.evaluate("() => document.documentElement.clientWidth")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width, page.url
+    for selector in selectors:
+        box = page.locator(selector).first.bounding_box()
+        assert box is not None, selector
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box, width)
+
+
+def shot(page, name: str) -> None:
+    if SCREENSHOTS:
+        Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SCREENSHOTS) / name))
