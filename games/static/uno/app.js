@@ -1,5 +1,6 @@
 // The browser client: hash routes #/login, #/lobby, #/game/ID, #/replay/ID,
-// #/challenge/TOKEN (an open challenge's link).
+// #/challenge/TOKEN (an open challenge's link), #/player/NAME (a profile),
+// #/leaderboard/PRESET and #/leaderboard/PRESET/me (standing.js).
 
 import { allPages, api, newKey, onUnauthorized, session } from "./api.js";
 import {
@@ -12,6 +13,7 @@ import {
   rematchPanel, viewOpenChallenge,
 } from "./meeting.js";
 import { buildTimeline } from "./replay.js";
+import { commaList, playerLink, ratingChangesPanel, seatLinker, viewLeaderboard, viewProfile } from "./standing.js";
 import { el, hideError, notice, showError } from "./ui.js";
 
 const main = () => document.getElementById("main");
@@ -44,6 +46,9 @@ const ROUTES = [
   [/^#\/game\/(\d+)$/, (root, sc, m) => viewGame(root, sc, Number(m[1]))],
   [/^#\/replay\/(\d+)$/, (root, sc, m) => viewReplay(root, sc, Number(m[1]))],
   [/^#\/challenge\/([A-Za-z0-9_-]+)$/, (root, sc, m) => viewOpenChallenge(root, sc, m[1], playerFeed)],
+  [/^#\/player\/([^/]+)$/, (root, sc, m) => viewProfile(root, sc, decodeURIComponent(m[1]))],
+  [/^#\/leaderboard(?:\/([a-z0-9_]+))?(\/me)?$/, async (root, sc, m) =>
+    viewLeaderboard(root, sc, m[1] || "standard", Boolean(m[2]), (await loadCatalog()).rulesets)],
 ];
 
 async function route() {
@@ -78,7 +83,7 @@ async function route() {
 function renderNav() {
   const who = document.getElementById("whoami");
   const out = document.getElementById("signout");
-  who.textContent = session.username ? `Signed in as ${session.username}` : "";
+  who.replaceChildren(...(session.username ? ["Signed in as ", playerLink(session.username, session.username, { id: "my-profile" })] : []));
   out.hidden = !session.token;
 }
 
@@ -225,7 +230,9 @@ async function viewLobby(root, sc) {
       el("label", { for: "create-max-players" }, "Seats",
         el("input", { id: "create-max-players", type: "number", min: 2, max: 10, placeholder: "1 + bots" })),
       el("label", { for: "create-turn-seconds" }, "Seconds per turn",
-        el("input", { id: "create-turn-seconds", type: "number", min: 1, placeholder: "no limit" }))),
+        el("input", { id: "create-turn-seconds", type: "number", min: 1, placeholder: "no limit" })),
+      el("label", { for: "create-rated", class: "check", title: "The result counts towards the players' ratings" },
+        el("input", { id: "create-rated", type: "checkbox" }), "rated")),
     el("div", { class: "bots-box" }, el("span", { class: "label" }, "Bots"), bots,
       el("button", { type: "button", id: "add-bot", onclick: () => addBot("normal") }, "+ bot")),
     el("details", { id: "create-options-box" }, el("summary", {}, "Rule options"),
@@ -249,7 +256,7 @@ async function viewLobby(root, sc) {
     e.preventDefault();
     hideError();
     try {
-      const body = readSettings();
+      const body = { ...readSettings(), rated: form.querySelector("#create-rated").checked };
       form.querySelector("#create-submit").disabled = true;
       const { data } = await api("POST", "/api/v1/games", { body });
       location.hash = `#/game/${data.id}`;
@@ -280,10 +287,13 @@ async function viewLobby(root, sc) {
   root.append(el("div", { class: "lobby" }, el("div", { class: "col" }, quick.element, form, goto),
     el("div", { class: "col" }, challenges.element, mine, open)));
 
-  const playersText = (g) => g.players.map((p) => {
+  const playersText = (g) => commaList(g.players.map((p) => {
     const name = p.username || (p.is_bot ? `${p.bot_level || ""} bot` : `seat ${p.seat}`);
-    return p.seat === g.current_seat && g.status === "active" ? `▶${name}` : name;
-  }).join(", ");
+    const who = p.username || (p.is_bot && p.bot_level ? `bot:${p.bot_level}` : null);
+    const shown = who ? playerLink(who, name) : name;
+    return p.seat === g.current_seat && g.status === "active" ? el("span", {}, "▶", shown) : shown;
+  }));
+  const ratedBadge = (g) => (g.rated ? el("span", { class: "badge rated", title: "a rated game" }, "rated") : "");
   const turnOf = (g) => {
     if (g.status !== "active") return g.status === "finished" && g.winner_seat !== null
       ? `won by ${(g.players.find((p) => p.seat === g.winner_seat) || {}).username || `seat ${g.winner_seat}`}` : "";
@@ -308,8 +318,8 @@ async function viewLobby(root, sc) {
     for (const g of data.results) {
       body.append(el("tr", { dataset: { gameId: g.id, status: g.status }, class: g.my_turn ? "my-turn" : "" },
         el("td", {}, el("a", { href: `#/game/${g.id}` }, `#${g.id}`)),
-        el("td", {}, g.ruleset), el("td", { class: "status" }, g.status),
-        el("td", {}, `${playersText(g)} (${g.seated}/${g.max_players})`),
+        el("td", {}, g.ruleset, ratedBadge(g)), el("td", { class: "status" }, g.status),
+        el("td", {}, playersText(g), ` (${g.seated}/${g.max_players})`),
         el("td", { class: "turn" }, turnOf(g)),
         el("td", {}, g.status === "active" ? deadlineEl(g.deadline) : ""),
         el("td", {}, g.status === "finished" ? el("a", { href: `#/replay/${g.id}` }, "replay")
@@ -324,7 +334,7 @@ async function viewLobby(root, sc) {
     const rows = data.results.filter((g) => g.seat === null && g.seated < g.max_players);
     open.replaceChildren(el("h2", {}, "Waiting for players"), rows.length ? el("table", { class: "games" },
       el("tbody", {}, rows.map((g) => el("tr", { dataset: { gameId: g.id } },
-        el("td", {}, `#${g.id}`), el("td", {}, g.ruleset), el("td", {}, `${g.creator}`),
+        el("td", {}, `#${g.id}`), el("td", {}, g.ruleset, ratedBadge(g)), el("td", {}, g.creator ? playerLink(g.creator) : ""),
         el("td", {}, `${g.seated}/${g.max_players}`),
         el("td", {}, el("button", { type: "button", class: "join", onclick: async () => {
           try {
@@ -433,6 +443,7 @@ async function viewGame(root, sc, id) {
     const g = state.game;
     const n = seatNamer(g);
     const me = g.seat;
+    const link = seatLinker(g);
     table.dataset.version = g.version;
     table.dataset.status = g.status;
     table.dataset.seat = me === null || me === undefined ? "spectator" : me;
@@ -440,26 +451,27 @@ async function viewGame(root, sc, id) {
     const parts = [el("header", { class: "table-head" },
       el("h2", {}, `Game #${g.id}`, el("span", { class: "preset" }, g.ruleset)),
       el("span", { id: "game-status", class: `badge ${g.status}` }, g.status),
+      g.rated ? el("span", { id: "game-rated", class: "badge rated" }, "rated") : "",
       el("span", { class: "meta" }, `round ${g.round || "-"} · version ${g.version}`,
         g.turn_seconds ? ` · ${g.turn_seconds} s per turn` : "",
         state.live ? ` · live: ${state.live}` : ""))];
 
     if (g.status === "waiting") {
-      parts.push(waitingPanel(g, n));
+      parts.push(waitingPanel(g, link));
     } else {
-      parts.push(seatsPanel(g, n), pilePanel(g, n));
-      if (g.status === "finished") parts.push(resultPanel(g, n, rematchPanel(g, rematchChanged)));
+      parts.push(seatsPanel(g, link), pilePanel(g, n));
+      if (g.status === "finished") parts.push(resultPanel(g, link, rematchPanel(g, rematchChanged)));
       if (g.hand !== undefined) parts.push(handPanel(g, n), actionsPanel(g, n));
       else parts.push(el("p", { id: "spectating", class: "hint" }, "You are watching this game: you hold no seat in it."));
     }
     table.replaceChildren(...parts);
   }
 
-  function waitingPanel(g, n) {
+  function waitingPanel(g, link) {
     const seats = [];
     for (let s = 0; s < g.max_players; s++) {
       const p = g.players.find((x) => x.seat === s);
-      seats.push(el("li", { class: p ? "taken" : "free", dataset: { seat: s } }, p ? n(s) : "free seat"));
+      seats.push(el("li", { class: p ? "taken" : "free", dataset: { seat: s } }, p ? link(s) : "free seat"));
     }
     const mineToStart = g.seat !== null && g.seat !== undefined && (g.creator || "").toLowerCase() === (session.username || "").toLowerCase();
     return el("div", { class: "waiting panel" },
@@ -474,13 +486,13 @@ async function viewGame(root, sc, id) {
       g.seat === null ? el("p", { id: "spectating", class: "hint" }, "You are watching this game.") : "");
   }
 
-  function seatsPanel(g, n) {
+  function seatsPanel(g, link) {
     return el("div", { id: "seats", class: "seats" }, g.players.map((p) => el("div", {
       class: ["seat", p.seat === g.current_seat && g.status === "active" ? "current" : "",
         p.seat === g.seat ? "me" : "", p.is_bot ? "bot" : "", p.status === "eliminated" ? "out" : ""].join(" "),
       dataset: { seat: p.seat },
     },
-    el("div", { class: "name" }, n(p.seat)),
+    el("div", { class: "name" }, link(p.seat)),
     el("div", { class: "stats" },
       el("span", { class: "hand-count", title: "cards in hand" }, `${p.hand_count} card${p.hand_count === 1 ? "" : "s"}`),
       el("span", { class: "score", title: "score" }, `${p.score} pts`)),
@@ -508,11 +520,12 @@ async function viewGame(root, sc, id) {
         g.deadline && g.status === "active" ? el("div", {}, "Next deadline in ", deadlineEl(g.deadline, { id: "deadline" })) : ""));
   }
 
-  function resultPanel(g, n, rematch) {
+  function resultPanel(g, link, rematch) {
     const winners = (g.winners && g.winners.length ? g.winners : [g.winner]).filter(Boolean);
     return el("div", { id: "result", class: "result panel" },
-      el("h3", {}, `Game over: ${winners.map((w) => n(w.seat)).join(" and ")} won`),
-      el("p", {}, "Scores: ", g.players.map((p) => `${n(p.seat)} ${p.score}`).join(", ")),
+      el("h3", {}, "Game over: ", commaList(winners.map((w) => link(w.seat)), " and "), " won"),
+      el("p", {}, "Scores: ", commaList(g.players.map((p) => el("span", {}, link(p.seat), ` ${p.score}`)))),
+      ratingChangesPanel(g),
       el("div", { class: "buttons" },
         el("a", { id: "replay-link", class: "button", href: `#/replay/${g.id}` }, "Watch the replay"), rematch));
   }
@@ -590,6 +603,7 @@ async function viewReplay(root, sc, id) {
   const { data: game } = await api("GET", `/api/v1/games/${id}`);
   if (!sc.alive()) return;
   const n = seatNamer(game);
+  const link = seatLinker(game);
   if (game.status !== "finished") {
     root.append(el("div", { class: "panel", id: "replay-unavailable" },
       el("p", {}, `Game #${id} is ${game.status}: its replay opens once it is finished (until then, the hands stay hidden).`),
@@ -621,7 +635,7 @@ async function viewReplay(root, sc, id) {
       el("span", { class: "meta" }, `${last} moves · seed ${game.seed}`), el("a", { href: `#/game/${id}` }, "the table")),
     el("div", { class: "controls" }, first, prev, slider, next, end, position),
     el("div", { class: "replay-body" }, el("div", {}, tableBox, moveBox), hands),
-    scoreTable(game, scores, n)));
+    scoreTable(game, scores, link)));
 
   function show(to) {
     at = Math.min(last, Math.max(1, to));
@@ -648,7 +662,7 @@ async function viewReplay(root, sc, id) {
     hands.replaceChildren(...game.players.map((p) => el("div", {
       class: `replay-seat panel${move.seat === p.seat ? " acted" : ""}`, dataset: { seat: p.seat },
     },
-    el("div", { class: "name" }, n(p.seat),
+    el("div", { class: "name" }, link(p.seat),
       el("span", { class: "count" }, `${step.hands[p.seat].length} card${step.hands[p.seat].length === 1 ? "" : "s"}`),
       el("span", { class: "score" }, `${step.scores[p.seat]} pts`)),
     step.unknown[p.seat] ? el("div", { class: "hint unknown" }, "(not all of this hand is known)") : "",
@@ -679,7 +693,7 @@ function scoreTable(game, scores, n) {
   const winners = new Set(scores.winner_seats || []);
   return el("section", { id: "replay-scores", class: "panel" }, el("h3", {}, `Scores (${scores.scoring})`),
     el("table", { class: "scores" }, el("thead", {}, head), el("tbody", {}, rows),
-      el("tfoot", {}, el("tr", { id: "score-totals" }, el("th", {}, "Total"), el("th", {}, [...winners].map(n).join(", ")),
+      el("tfoot", {}, el("tr", { id: "score-totals" }, el("th", {}, "Total"), el("th", {}, commaList([...winners].map(n))),
         seats.map((s) => el("td", { dataset: { seat: s }, class: winners.has(s) ? "winner" : "" }, (scores.totals || [])[s] ?? ""))))));
 }
 

@@ -5,6 +5,7 @@
 
 import { api, newKey, session } from "./api.js";
 import { countdown } from "./cards.js";
+import { commaList, playerLink } from "./standing.js";
 import { el, hideError, notice, showError } from "./ui.js";
 
 /** The feed's events this module follows (besides the games' own). */
@@ -139,8 +140,8 @@ function challengeItem(c, refresh) {
   };
   const incoming = c.direction === "incoming";
   const myAnswer = (c.to.find((t) => me(t.username)) || {}).answer;
-  const who = incoming ? `${c.challenger} challenges ${c.open ? "anyone with the link" : "you"}`
-    : c.open ? "Open challenge" : `To ${c.to.map((t) => t.username).join(", ")}`;
+  const who = incoming ? [playerLink(c.challenger), ` challenges ${c.open ? "anyone with the link" : "you"}`]
+    : c.open ? "Open challenge" : ["To ", ...commaList(c.to.map((t) => playerLink(t.username)))];
   const answers = c.to.length > 1 || (!incoming && c.to.length)
     ? el("div", { class: "answers hint" }, c.to.map((t) => `${t.username}: ${t.answer}`).join(" · ")) : "";
   const joined = c.open ? el("div", { class: "hint" },
@@ -216,7 +217,7 @@ export async function viewOpenChallenge(root, sc, token, playerFeed) {
     const free = c.max_players - 1 - c.joined.length - c.bots.length;
     box.dataset.status = c.status;
     box.replaceChildren(
-      el("h2", {}, `${c.challenger}'s open challenge`),
+      el("h2", {}, playerLink(c.challenger), "'s open challenge"),
       el("p", { class: "settings" }, settingsText(c)),
       el("p", {}, `At the table: ${[c.challenger, ...c.joined].join(", ")}`,
         c.bots.length ? ` and ${plural(c.bots.length, "bot")}` : "", ` · ${plural(free, "free seat")}`),
@@ -474,7 +475,7 @@ export function chatPanel(sc, gameId, getGame) {
     seen.add(m.id);
     const mine = me(m.username);
     const li = el("li", { class: `chat-message${mine ? " mine" : ""}`, dataset: { id: m.id, username: m.username, room: m.room } },
-      el("span", { class: "chat-author" }, mine ? "you" : m.username,
+      el("span", { class: "chat-author" }, mine ? "you" : playerLink(m.username),
         m.room === "spectators" ? el("span", { class: "chat-room" }, " (spectator)") : ""),
       el("span", { class: "chat-text" }, m.text),
       mine ? "" : el("span", { class: "chat-tools" },
