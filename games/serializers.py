@@ -39,8 +39,9 @@ class CreateGameSerializer(serializers.Serializer):
         required=False, allow_null=True, default=None, min_value=1, max_value=MAX_TURN_SECONDS,
         help_text="Per-decision time limit (1 s to 14 days); null for none.",
     )
+    # (no schema default: a generated client would have to send it; absent, create_game's false)
     rated = StrictBooleanField(
-        required=False, default=False,
+        required=False,
         help_text="Whether the result counts towards the players' ratings (and the bots' of each level) in this "
         "preset's leaderboard (docs: Standing). Default false: a casual game.",
     )
