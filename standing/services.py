@@ -88,16 +88,18 @@ def _key_filter(keys: Sequence[Key]) -> Q:
 
 
 def _lock_ratings(pool: str, keys: set[Key]) -> dict[Key, Rating]:
-    """The ratings of ``keys`` in ``pool``, created where missing, locked (in id order).
-    The missing are inserted first, in key order, ignoring a concurrent insert of the
-    same: two games ending at once never deadlock on them."""
+    """The ratings of ``keys`` in ``pool``, locked (in id order), the missing ones
+    created first: inserted in key order, ignoring a concurrent insert of the same, then
+    all locked again.  Two games that end at once and share ratings take their locks in
+    one order (the existing in id order before any insert), so they never deadlock."""
     wanted = _key_filter(sorted(keys, key=lambda k: (k[0] or 0, k[1])))
-    existing = {(p, lvl) for p, lvl in Rating.objects.filter(wanted, pool=pool).values_list("player_id", "bot_level")}
-    missing = sorted(keys - existing, key=lambda k: (k[0] or 0, k[1]))
-    if missing:
+    locked = Rating.objects.select_for_update().filter(wanted, pool=pool).order_by("id")
+    rows = {(r.player_id, r.bot_level): r for r in locked}
+    missing = sorted(keys - set(rows), key=lambda k: (k[0] or 0, k[1]))
+    if missing:  # a first rated game in this preset
         Rating.objects.bulk_create([_new_rating(pool, k) for k in missing], ignore_conflicts=True)
-    rows = Rating.objects.select_for_update().filter(wanted, pool=pool).order_by("id")
-    return {(r.player_id, r.bot_level): r for r in rows}
+        rows = {(r.player_id, r.bot_level): r for r in locked.all()}
+    return rows
 
 
 def rate_game(game: Game, seats: Sequence[Seat], state: engine.State) -> list[RatingChange]:
@@ -132,8 +134,9 @@ def rate_game(game: Game, seats: Sequence[Seat], state: engine.State) -> list[Ra
         r.updated_at = now  # (bulk_update does not set auto_now fields)
         if r.established:
             counts[r.bucket] = counts.get(r.bucket, 0) + 1
-    Rating.objects.bulk_update(list(rows.values()),
-                               ["mu", "sigma", "ordinal", "bucket", "games", "wins", "established", "updated_at"])
+    # (the move path's own writers: one statement, built once per shape, prepared on PostgreSQL)
+    game_services.update_rows(list(rows.values()),
+                              ("mu", "sigma", "ordinal", "bucket", "games", "wins", "established", "updated_at"))
     _count_buckets(pool, counts)
     changes = [
         RatingChange(game_id=game.pk, seat=x, rating=rows[key_of[x]], place=places[x],
@@ -141,7 +144,7 @@ def rate_game(game: Game, seats: Sequence[Seat], state: engine.State) -> list[Ra
                      mu_after=rows[key_of[x]].mu, sigma_after=rows[key_of[x]].sigma)
         for x in sorted(key_of)
     ]
-    RatingChange.objects.bulk_create(changes)
+    game_services.insert_rows(changes)
     return changes
 
 
