@@ -81,9 +81,10 @@ def _player_named(name: str) -> Player | None:
     if not name or len(name) > 150 or "\x00" in name:  # (no such name; PostgreSQL refuses NUL in text)
         return None
     try:
-        return Player.objects.get_by_natural_key(name)
+        player = Player.objects.get_by_natural_key(name)
     except Player.DoesNotExist:
         return None
+    return player if player.is_active else None  # a deactivated account shows nothing
 
 
 def opponent_named(name: str) -> Subject | None:

@@ -8,7 +8,6 @@ import json
 import math
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -16,9 +15,7 @@ from rest_framework.views import APIView
 from config.problems import ApiError, problem_responses
 from games import engine
 from games.pagination import int_param
-from games.services import BOT_LEVELS
-from players.models import Player
-from standing import selectors
+from standing import profile_selectors, selectors
 from standing.models import Rating
 from standing.serializers import LeaderboardSerializer
 
@@ -55,25 +52,13 @@ def board_position(pool: str, cursor: str) -> tuple[float, int, int]:
 
 
 def _rating_named(pool: str, name: str, request) -> Rating | None:
-    """The rating in ``pool`` of ``around``'s player: ``me`` (the caller: 401 when
-    anonymous), ``bot:<level>``, or a username (found as log-in finds it); 404
-    ``not_found`` for nobody.  None: they have no rating in this preset."""
-    if name == "me":
-        if not request.user.is_authenticated:
-            raise NotAuthenticated("around=me needs the caller's credentials")
-        return selectors.rating_of(pool, player=request.user)
-    if name.startswith("bot:"):
-        level = name[len("bot:"):]
-        if level not in BOT_LEVELS:
-            raise ApiError(404, "not_found", f"no bot level {level!r}; known: {', '.join(BOT_LEVELS)}")
-        return selectors.rating_of(pool, bot_level=level)
-    if not name or len(name) > 150 or "\x00" in name:
-        raise ApiError(404, "not_found", "no such player")
-    try:
-        player = Player.objects.get_by_natural_key(name)
-    except Player.DoesNotExist:
-        raise ApiError(404, "not_found", f"no player {name!r}") from None
-    return selectors.rating_of(pool, player=player)
+    """The rating in ``pool`` of ``around``'s player (``me``: the caller, 401 when
+    anonymous; a username; ``bot:<level>``: found as profiles find them, else 404
+    ``not_found``).  None: they have no rating in this preset."""
+    subject = profile_selectors.subject_named(name, request.user)
+    if subject.player is None:
+        return selectors.rating_of(pool, bot_level=subject.bot_level)
+    return selectors.rating_of(pool, player=subject.player)
 
 
 class LeaderboardView(APIView):

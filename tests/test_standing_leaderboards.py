@@ -277,7 +277,7 @@ def test_around_a_username_or_a_bot_level(board, api):
 
 def test_around_me_needs_credentials(board, api):
     body = assert_problem(api.get(f"{BOARD}/standard?around=me"), 401, "not_authenticated")
-    assert "around=me" in body["detail"]
+    assert "credentials" in body["detail"]
     r = api.get(f"{BOARD}/standard?around=me")
     assert r["WWW-Authenticate"] == "Token"
     api.credentials(HTTP_AUTHORIZATION="Token not-a-token")

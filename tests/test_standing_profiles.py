@@ -127,6 +127,16 @@ def test_profiles_are_public_and_found_as_log_in_finds_names(table, make_player)
     assert_problem(bad.get(profile_url("alice")), 401, "authentication_failed")
 
 
+def test_a_deactivated_account_has_no_profile_nor_place(make_player):
+    gone, _ = make_player("gone")
+    assert_json(APIClient().get(profile_url("gone")), 200)
+    gone.is_active = False
+    gone.save(update_fields=["is_active"])
+    assert_problem(APIClient().get(profile_url("gone")), 404, "not_found")
+    assert_problem(APIClient().get(f"{PLAYERS}/gone/games"), 404, "not_found")
+    assert_problem(APIClient().get("/api/v1/leaderboards/standard?around=gone"), 404, "not_found")
+
+
 def test_an_api_bot_account_is_a_bot(make_player):
     make_player("robo", is_bot=True)
     assert assert_json(APIClient().get(profile_url("robo")), 200)["is_bot"] is True
