@@ -3,6 +3,8 @@
     python bench/ratings_strength.py                       # 3,000 games, seed 1, 2 processes
     python bench/ratings_strength.py --games 300 --levels random,easy,normal --jobs 1
     python bench/ratings_strength.py --hard-samples 0      # hard on the server's time budget
+    python bench/ratings_strength.py --save games.jsonl    # ... and keep the games played
+    python bench/ratings_strength.py --replay games.jsonl  # rate those games again (seconds)
 
 Plays ``--games`` games of ``--ruleset`` (``standard``) among bots: each game has 2 to 4
 seats (drawn at random), each seat a level drawn at random from ``--levels`` (a level may
@@ -36,7 +38,8 @@ its decisions), so that a seed gives the same games on any machine at any load;
 ``--hard-samples 0`` uses the server's time budget instead (``UNO_HARD_BUDGET_MS``, or
 ``--budget-ms``), which is not reproducible.  The other levels are reproducible in any
 case.  ``--jobs`` processes play the games; the ratings are computed in one, in game
-order, so the figures do not depend on ``--jobs``.
+order, so the figures do not depend on ``--jobs``.  Below the board, each level's seats by
+table size (won, held, mean place) show what the board is made of.
 
 Prints figures; exits 0 whatever they are.
 """
@@ -44,6 +47,7 @@ Prints figures; exits 0 whatever they are.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing as mp
 import os
@@ -52,7 +56,8 @@ import random
 import sys
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -115,6 +120,8 @@ class Result:
     seconds: float
     actions: int
     seat_counts: dict[int, int] = field(default_factory=dict)
+    #: (level, seats at the table) -> [seats it held, seats that won, sum of place / (seats - 1)]
+    seats_held: dict[tuple[str, int], list] = field(default_factory=dict)
 
     def ranked(self) -> list[str]:
         """The levels as the leaderboard orders them (ordinal, highest first)."""
@@ -142,54 +149,75 @@ def play(job: tuple) -> Played:
 
 def run(games: int = 3000, seed: str = "1", levels: list[str] | tuple[str, ...] = LEVELS, ruleset: str = "standard",
         options: dict | None = None, seats: tuple[int, int] = (2, 4), holdout: float = 0.2, jobs: int = 1,
-        budget_ms: float | None = None, hard_samples: int | None = 100, progress=None) -> Result:
+        budget_ms: float | None = None, hard_samples: int | None = 100, progress=None, save=None) -> Result:
     """Play and rate ``games`` games (see the module's docstring); ``progress(done,
-    total)`` is called as games are rated."""
+    total)`` is called as games are rated, ``save(game)`` with each :class:`Played`."""
     options = DEFAULT_OPTIONS if options is None else options
-    first_held_out = games - round(games * holdout)
     jobs_list = [(g, seed, lineup(seed, g, list(levels), *seats), ruleset, options, budget_ms, hard_samples)
                  for g in range(games)]
-    board: dict[str, Standing] = {}
-    abandoned = held_out = favourite_won = actions = 0
-    loss = uniform = 0.0
-    seat_counts: dict[int, int] = {}
-    started = time.perf_counter()
     pool = mp.get_context("fork").Pool(jobs) if jobs > 1 else None
     try:
-        results = pool.imap(play, jobs_list, chunksize=4) if pool else map(play, jobs_list)
-        for done, game in enumerate(results, 1):  # in game order (imap keeps it)
-            actions += game.actions
-            seat_counts[len(game.levels)] = seat_counts.get(len(game.levels), 0) + 1
-            if game.places is None:
-                abandoned += 1
-            else:
-                keys = [services.seat_key(BotSeat(x, level)) for x, level in enumerate(game.levels)]
-                for key in keys:
-                    board.setdefault(key[1], Standing(*ratings.INITIAL))
-                prior = {key: (board[key[1]].mu, board[key[1]].sigma) for key in keys}
-                if game.index >= first_held_out:
-                    p = ratings.win_probabilities([prior[key] for key in keys])
-                    held_out += 1
-                    loss += sum(-math.log(p[w]) for w in game.winners) / len(game.winners)
-                    uniform += math.log(len(keys))
-                    favourite_won += max(range(len(p)), key=lambda x: p[x]) in game.winners
-                new = ratings.update(prior, keys, game.factions, game.places)
-                for key, (mu, sigma) in new.items():
-                    r = board[key[1]]
-                    r.mu, r.sigma = mu, sigma
-                    r.games += 1
-                    r.wins += any(keys[w] == key for w in game.winners)
-            if progress:
-                progress(done, games)
+        played = pool.imap(play, jobs_list, chunksize=4) if pool else map(play, jobs_list)  # imap keeps the order
+        return rate(played, games, holdout, progress, save)
     finally:
         if pool is not None:
             pool.terminate()
             pool.join()
+
+
+def replay(path: str) -> list[Played]:
+    """The games ``--save`` wrote to ``path``, in their order."""
+    with open(path) as f:
+        return [Played(**json.loads(line)) for line in f if line.strip()]
+
+
+def rate(played: Iterable[Played], games: int, holdout: float = 0.2, progress=None, save=None) -> Result:
+    """Rate ``games`` games of ``played`` in order, as the server would (see the module's
+    docstring), predicting the last ``holdout`` share's winners before rating them."""
+    first_held_out = games - round(games * holdout)
+    board: dict[str, Standing] = {}
+    abandoned = held_out = favourite_won = actions = 0
+    loss = uniform = 0.0
+    seat_counts: dict[int, int] = {}
+    seats_held: dict[tuple[str, int], list] = {}
+    started = time.perf_counter()
+    for done, game in enumerate(played, 1):
+        actions += game.actions
+        seat_counts[len(game.levels)] = seat_counts.get(len(game.levels), 0) + 1
+        if save:
+            save(game)
+        if game.places is None:
+            abandoned += 1
+        else:
+            keys = [services.seat_key(BotSeat(x, level)) for x, level in enumerate(game.levels)]
+            for key in keys:
+                board.setdefault(key[1], Standing(*ratings.INITIAL))
+            prior = {key: (board[key[1]].mu, board[key[1]].sigma) for key in keys}
+            if game.index >= first_held_out:
+                p = ratings.win_probabilities([prior[key] for key in keys])
+                held_out += 1
+                loss += sum(-math.log(p[w]) for w in game.winners) / len(game.winners)
+                uniform += math.log(len(keys))
+                favourite_won += max(range(len(p)), key=lambda x: p[x]) in game.winners
+            n = len(keys)
+            for x, level in enumerate(game.levels):
+                held = seats_held.setdefault((level, n), [0, 0, 0.0])
+                held[0] += 1
+                held[1] += x in game.winners
+                held[2] += game.places[x] / (n - 1)
+            new = ratings.update(prior, keys, game.factions, game.places)
+            for key, (mu, sigma) in new.items():
+                r = board[key[1]]
+                r.mu, r.sigma = mu, sigma
+                r.games += 1
+                r.wins += any(keys[w] == key for w in game.winners)
+        if progress:
+            progress(done, games)
     return Result(games=games, abandoned=abandoned, board=board, held_out=held_out,
                   log_loss=loss / held_out if held_out else math.nan,
                   uniform_log_loss=uniform / held_out if held_out else math.nan,
                   favourite_won=favourite_won, seconds=time.perf_counter() - started, actions=actions,
-                  seat_counts=dict(sorted(seat_counts.items())))
+                  seat_counts=dict(sorted(seat_counts.items())), seats_held=seats_held)
 
 
 def report(result: Result, expected: list[str]) -> list[str]:
@@ -211,6 +239,15 @@ def report(result: Result, expected: list[str]) -> list[str]:
             f"the favourite (the seat given the highest chance) won {result.favourite_won} of {result.held_out} "
             f"({result.favourite_won / result.held_out:.1%})",
         ]
+    counts = sorted({n for _, n in result.seats_held})
+    lines += ["", "each level's seats by table size: won / held (mean place: 0 first, 1 last)",
+              f"{'level':<8}" + "".join(f"{f'{n} seats':>24}" for n in counts)]
+    for level in result.ranked():
+        cells = []
+        for n in counts:
+            held, won, place = result.seats_held.get((level, n), (0, 0, 0.0))
+            cells.append(f"{f'{won}/{held} {won / held:.1%} ({place / held:.2f})' if held else '-':>24}")
+        lines.append(f"{level:<8}" + "".join(cells))
     lines.append(f"{result.games} games ({', '.join(f'{n} seats: {c}' for n, c in result.seat_counts.items())}), "
                  f"{result.abandoned} abandoned, {result.actions / max(1, result.games):.0f} actions a game, "
                  f"{result.seconds:.1f} s")
@@ -225,7 +262,6 @@ def _levels(text: str) -> list[str]:
 
 
 def _options(text: str) -> dict:
-    import json
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -266,6 +302,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--budget-ms", type=float, default=None,
                     help="hard's time budget with --hard-samples 0 (default UNO_HARD_BUDGET_MS)")
     ap.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    saved = ap.add_mutually_exclusive_group()
+    saved.add_argument("--save", default=None, metavar="PATH",
+                       help="write each game played (index, levels, places, factions, winners) to PATH, "
+                       "one JSON object a line")
+    saved.add_argument("--replay", default=None, metavar="PATH",
+                       help="rate the games --save wrote to PATH again instead of playing games (seconds)")
     args = ap.parse_args(argv)
     if args.min_seats > args.max_seats:
         ap.error("--min-seats is above --max-seats")
@@ -283,6 +325,17 @@ def main(argv: list[str] | None = None) -> None:
         if "hard" in args.levels else "not playing"
     print(f"Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs; "
           f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.replay:
+        try:
+            played = replay(args.replay)
+        except (OSError, ValueError, TypeError) as exc:
+            ap.error(f"cannot read the games of {args.replay}: {exc}")
+        present = {level for game in played for level in game.levels}
+        print(f"{len(played)} games read from {args.replay} (--save's), rated again, none played")
+        print()
+        result = rate(played, len(played), args.holdout)
+        print("\n".join(report(result, [lvl for lvl in reversed(LEVELS) if lvl in present])))
+        return
     print(f"{args.games} games of {args.ruleset} {args.options}, {args.min_seats}-{args.max_seats} seats of "
           f"{', '.join(args.levels)} drawn at random, seed {args.seed}, {args.jobs} process(es); hard: {hard}")
     print()
@@ -296,8 +349,21 @@ def main(argv: list[str] | None = None) -> None:
             sys.stderr.write(f"\r{done}/{total} games" + ("\n" if done == total else ""))
             sys.stderr.flush()
 
+    out = None
+    if args.save:
+        try:
+            out = open(args.save, "w")  # (after the checks: a refused command writes nothing)
+        except OSError as exc:
+            ap.error(f"cannot write {args.save}: {exc}")
+
+    def save(game: Played) -> None:
+        out.write(json.dumps(asdict(game)) + "\n")
+
     result = run(args.games, args.seed, args.levels, args.ruleset, args.options, (args.min_seats, args.max_seats),
-                 args.holdout, args.jobs, budget, hard_samples, None if args.no_progress else progress)
+                 args.holdout, args.jobs, budget, hard_samples, None if args.no_progress else progress,
+                 save if args.save else None)
+    if out is not None:
+        out.close()
     print("\n".join(report(result, list(reversed(args.levels)))))
 
 

@@ -105,6 +105,23 @@ def test_the_command_prints_the_board_the_order_and_both_log_losses(capsys):
     assert "300 games of standard {'rounds': 1}, 2-4 seats" in out and "hard: not playing" in out
 
 
+def test_saved_games_rate_again_to_the_same_board(tmp_path, capsys):
+    path = tmp_path / "games.jsonl"
+    args = ["--games", "120", "--levels", "random,easy,normal", "--seed", "saved", "--jobs", "1", "--no-progress"]
+    rs.main([*args, "--save", str(path)])
+    played = capsys.readouterr().out
+    saved = rs.replay(str(path))
+    assert [g.index for g in saved] == list(range(120))
+    assert [g.levels for g in saved] == [rs.lineup("saved", i, list(NO_HARD), 2, 4) for i in range(120)]
+    rs.main(["--replay", str(path)])
+    replayed = capsys.readouterr().out
+    assert "120 games read from" in replayed and "rated again, none played" in replayed
+
+    def board(out: str) -> str:  # from the board to the seats table, without the timing line
+        return out[out.index("rank  level"):out.index("\n120 games (")]
+    assert board(replayed) == board(played)
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--levels", "random,expert"], "two or more distinct levels"),
     (["--levels", "normal"], "two or more distinct levels"),
@@ -116,12 +133,17 @@ def test_the_command_prints_the_board_the_order_and_both_log_losses(capsys):
     (["--min-seats", "4", "--max-seats", "3"], "--min-seats is above --max-seats"),
     (["--holdout", "1"], "--holdout must be between 0 and 1"),
     (["--ruleset", "chess"], "invalid choice"),
+    (["--replay", "/nonexistent/games.jsonl"], "cannot read the games of /nonexistent/games.jsonl"),
+    (["--replay", "x.jsonl", "--save", "y.jsonl"], "not allowed with argument"),
+    (["--save", "/nonexistent/games.jsonl", "--games", "1"], "cannot write /nonexistent/games.jsonl"),
 ])
-def test_bad_arguments_are_refused_before_any_game(args, message, capsys):
+def test_bad_arguments_are_refused_before_any_game(args, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
         rs.main(args)
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert message in err, err
     assert "usage:" in err
+    assert list(tmp_path.iterdir()) == []  # nothing written
 
