@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import http.client
+import json
 import math
 import os
 import re
@@ -996,3 +998,42 @@ def verify_games(stack: Stack, ids: list[int], chunk: int = 200) -> tuple[int, l
         if res.returncode and not any("MISMATCH" in b for b in bad):
             bad.append(f"verify_game exit {res.returncode}: {res.stderr.strip()[-500:]}")
     return ok, bad
+
+
+class Client:
+    """One keep-alive HTTP/1.1 connection to the server on ``port`` (bench/api.py,
+    bench/leaderboard.py): ``request`` answers (status, JSON body, seconds)."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def request(self, method: str, path: str, token: str | None = None, body=None) -> tuple[int, object, float]:
+        headers = {"Accept": "application/json"}
+        if token:
+            headers["Authorization"] = f"Token {token}"
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        for attempt in range(2):
+            try:
+                t0 = time.perf_counter()
+                self.conn.request(method, path, body=payload, headers=headers)
+                resp = self.conn.getresponse()
+                raw = resp.read()
+                dt = time.perf_counter() - t0
+                break
+            except (OSError, http.client.HTTPException):
+                # the server closed an idle keep-alive connection: reconnect once
+                self.conn.close()
+                if attempt:
+                    raise
+        try:
+            data = json.loads(raw) if raw else None
+        except ValueError:
+            data = raw[:200]
+        return resp.status, data, dt
+
+    def close(self) -> None:
+        self.conn.close()

@@ -46,8 +46,6 @@ fast password hasher (setup only; the move path never hashes).  The first
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import os
 import random
 import secrets
@@ -63,7 +61,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from _stack import percentile  # bench/ is on sys.path when run as a script
+from _stack import Client, percentile  # bench/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -79,43 +77,6 @@ def ms(x: float) -> str:
     return "n/a" if x != x else f"{x * 1000:.1f}"
 
 
-# --------------------------------------------------------------------------------------
-# HTTP client: one keep-alive connection per client
-# --------------------------------------------------------------------------------------
-class Client:
-    def __init__(self, port: int):
-        self.port = port
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-
-    def request(self, method: str, path: str, token: str | None = None, body=None) -> tuple[int, object, float]:
-        headers = {"Accept": "application/json"}
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        payload = None
-        if body is not None:
-            payload = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        for attempt in range(2):
-            try:
-                t0 = time.perf_counter()
-                self.conn.request(method, path, body=payload, headers=headers)
-                resp = self.conn.getresponse()
-                raw = resp.read()
-                dt = time.perf_counter() - t0
-                break
-            except (OSError, http.client.HTTPException):
-                # the server closed an idle keep-alive connection: reconnect once
-                self.conn.close()
-                if attempt:
-                    raise
-        try:
-            data = json.loads(raw) if raw else None
-        except ValueError:
-            data = raw[:200]
-        return resp.status, data, dt
-
-    def close(self) -> None:
-        self.conn.close()
 
 
 def call(client: Client, method: str, path: str, token: str | None = None, body=None, expect=(200,)):

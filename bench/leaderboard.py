@@ -57,8 +57,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import http.client
-import json
 import math
 import os
 import random
@@ -73,7 +71,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from _stack import percentile  # bench/ is on sys.path when run as a script
+from _stack import Client, percentile  # bench/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -271,36 +269,6 @@ class Server:
             os.unlink(self.log.name)
         except OSError:
             pass
-
-
-class Client:
-    """One keep-alive connection."""
-
-    def __init__(self, port: int):
-        self.port = port
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-
-    def request(self, method: str, path: str, token: str | None = None, body=None) -> tuple[int, object, float]:
-        headers = {"Accept": "application/json"}
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        payload = None
-        if body is not None:
-            payload = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        for attempt in range(2):
-            try:
-                t0 = time.perf_counter()
-                self.conn.request(method, path, body=payload, headers=headers)
-                resp = self.conn.getresponse()
-                raw = resp.read()
-                dt = time.perf_counter() - t0
-                break
-            except (OSError, http.client.HTTPException):
-                self.conn.close()  # the server closed an idle keep-alive connection: once more
-                if attempt:
-                    raise
-        return resp.status, json.loads(raw) if raw else None, dt
 
 
 def each_around_me(port: int, ranked: list[tuple[int, int]], tokens: dict[int, str]) -> tuple[list[str], list[float]]:
