@@ -193,7 +193,7 @@ def rate(played: Iterable[Played], games: int, holdout: float = 0.2, progress=No
             for key in keys:
                 board.setdefault(key[1], Standing(*ratings.INITIAL))
             prior = {key: (board[key[1]].mu, board[key[1]].sigma) for key in keys}
-            if game.index >= first_held_out:
+            if done > first_held_out:  # (by position: a filtered --replay file too)
                 p = ratings.win_probabilities([prior[key] for key in keys])
                 held_out += 1
                 loss += sum(-math.log(p[w]) for w in game.winners) / len(game.winners)
@@ -307,7 +307,8 @@ def main(argv: list[str] | None = None) -> None:
                        help="write each game played (index, levels, places, factions, winners) to PATH, "
                        "one JSON object a line")
     saved.add_argument("--replay", default=None, metavar="PATH",
-                       help="rate the games --save wrote to PATH again instead of playing games (seconds)")
+                       help="rate the games --save wrote to PATH again instead of playing games (seconds); "
+                       "a filtered copy works too (the held-out share is the file's last games)")
     args = ap.parse_args(argv)
     if args.min_seats > args.max_seats:
         ap.error("--min-seats is above --max-seats")
