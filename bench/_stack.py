@@ -45,7 +45,7 @@ import xmlrpc.client
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -1037,3 +1037,50 @@ class Client:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class ServerProcess:
+    """A gunicorn started by a benchmark (``proc``, its process group's leader, on
+    ``port``, its output in the file ``log``): subclasses start it in ``__init__``."""
+
+    proc: subprocess.Popen
+    port: int
+    log: Any
+
+    def wait_ready(self, timeout: float = 90.0) -> None:
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"gunicorn exited ({self.proc.returncode}):\n{self.tail()}")
+            try:
+                c = Client(self.port)
+                status, _, _ = c.request("GET", "/api/v1/players/me")
+                c.close()
+                if status == 401:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.3)
+        raise RuntimeError(f"gunicorn not ready after {timeout:.0f} s:\n{self.tail()}")
+
+    def tail(self, n: int = 40) -> str:
+        try:
+            return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)  # gunicorn's master and its workers
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+        try:
+            os.unlink(self.log.name)
+        except OSError:
+            pass

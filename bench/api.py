@@ -61,7 +61,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from _stack import Client, percentile  # bench/ is on sys.path when run as a script
+from _stack import Client, ServerProcess, percentile  # bench/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -148,7 +148,7 @@ def migrate(env: dict) -> None:
     )
 
 
-class Server:
+class Server(ServerProcess):
     def __init__(self, args, env: dict):
         self.port = args.port or free_port()
         self.log = tempfile.NamedTemporaryFile(prefix="uno_bench_gunicorn_", suffix=".log", delete=False)
@@ -163,44 +163,6 @@ class Server:
         ]
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
-
-    def wait_ready(self, timeout: float = 90.0) -> None:
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"gunicorn exited ({self.proc.returncode}):\n{self.tail()}")
-            try:
-                c = Client(self.port)
-                status, _, _ = c.request("GET", f"{API}/players/me")
-                c.close()
-                if status == 401:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.3)
-        raise RuntimeError(f"gunicorn not ready after {timeout:.0f} s:\n{self.tail()}")
-
-    def tail(self, n: int = 40) -> str:
-        try:
-            return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return ""
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)  # gunicorn's master and its workers
-            except ProcessLookupError:
-                pass
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=5)
-        try:
-            os.unlink(self.log.name)
-        except OSError:
-            pass
 
 
 def clear_redis(url: str, prefix: str) -> int:

@@ -71,7 +71,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
-from _stack import Client, percentile  # bench/ is on sys.path when run as a script
+from _stack import Client, ServerProcess, percentile  # bench/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -225,7 +225,7 @@ def tokens_for(player_ids: list[int]) -> dict[int, str]:
 # --------------------------------------------------------------------------------------
 # The server and its clients
 # --------------------------------------------------------------------------------------
-class Server:
+class Server(ServerProcess):
     def __init__(self, args, env: dict):
         self.port = args.port
         self.log = tempfile.NamedTemporaryFile(prefix="uno_bench_leaderboard_", suffix=".log", delete=False)
@@ -233,42 +233,6 @@ class Server:
         self.proc = subprocess.Popen([GUNICORN, "-c", "config/gunicorn.conf.py", "config.wsgi:application"],
                                      cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
-
-    def wait_ready(self, timeout: float = 90.0) -> None:
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"gunicorn exited ({self.proc.returncode}):\n{self.tail()}")
-            try:
-                status, _, _ = Client(self.port).request("GET", f"{API}/players/me")
-                if status == 401:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.3)
-        raise RuntimeError(f"gunicorn not ready after {timeout:.0f} s:\n{self.tail()}")
-
-    def tail(self, n: int = 40) -> str:
-        try:
-            return "\n".join(Path(self.log.name).read_text(errors="replace").splitlines()[-n:])
-        except OSError:
-            return ""
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGTERM)  # the master and its workers
-            except ProcessLookupError:
-                pass
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=5)
-        try:
-            os.unlink(self.log.name)
-        except OSError:
-            pass
 
 
 def each_around_me(port: int, ranked: list[tuple[int, int]], tokens: dict[int, str]) -> tuple[list[str], list[float]]:
