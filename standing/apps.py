@@ -10,7 +10,7 @@ class StandingConfig(AppConfig):
         from games.signals import on_finish
         from standing.selectors import game_rating_changes
         from standing.serializers import rating_changes_schema_field
-        from standing.services import rate_finished
+        from standing.services import rate_game
 
-        on_finish("ratings", rate_finished, wants=lambda game: game.rated)
+        on_finish("ratings", rate_game, wants=lambda game: game.rated)
         register_view_field("rating_changes", game_rating_changes, rating_changes_schema_field)

@@ -33,7 +33,7 @@ from games.services import BOT_LEVELS
 from players.models import Player
 from players.presence import is_online
 from standing.models import Profile, Rating, RatingChange
-from standing.selectors import change_entry, changes_of_games, rank_of, rating_of, ratings_of
+from standing.selectors import change_entry, changes_of_games, rank_of, rating_numbers, rating_of, ratings_of
 
 #: a bot level's name on profiles and leaderboards (``:`` is no username character)
 BOT_PREFIX = "bot:"
@@ -258,16 +258,7 @@ def game_entries(rows: list[Seat]) -> list[dict[str, Any]]:
 
 def rating_summary(rating: Rating) -> dict[str, Any]:
     """A rating as a profile lists it (with its rank on the board: 2 queries)."""
-    return {
-        "ruleset": rating.pool,
-        "rating": round(rating.ordinal, 2),
-        "mu": round(rating.mu, 3),
-        "sigma": round(rating.sigma, 3),
-        "games": rating.games,
-        "wins": rating.wins,
-        "provisional": not rating.established,
-        "rank": rank_of(rating),
-    }
+    return {"ruleset": rating.pool, **rating_numbers(rating), "rank": rank_of(rating)}
 
 
 def profile(subject: Subject, caller) -> dict[str, Any]:

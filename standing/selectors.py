@@ -25,18 +25,26 @@ def display_name(rating: Rating) -> str:
     return rating.player.username if rating.player_id else f"bot:{rating.bot_level}"
 
 
-def rating_entry(rating: Rating, rank: int | None = None) -> dict[str, Any]:
+def rating_numbers(rating: Rating) -> dict[str, Any]:
+    """What a rating is, as the board and a profile show it."""
     return {
-        "rank": rank,
-        "username": display_name(rating),
-        "is_bot": rating.player_id is None,
-        "bot_level": rating.bot_level or None,
         "rating": round(rating.ordinal, 2),
         "mu": round(rating.mu, 3),
         "sigma": round(rating.sigma, 3),
         "games": rating.games,
         "wins": rating.wins,
         "provisional": not rating.established,
+    }
+
+
+def rating_entry(rating: Rating, rank: int | None = None) -> dict[str, Any]:
+    """A leaderboard entry."""
+    return {
+        "rank": rank,
+        "username": display_name(rating),
+        "is_bot": rating.player_id is None,
+        "bot_level": rating.bot_level or None,
+        **rating_numbers(rating),
     }
 
 
@@ -150,9 +158,3 @@ def game_rating_changes(game: Game, seats: list[Seat]) -> list[dict[str, Any]] |
         return None
     changes = changes_of_games([game.pk]).get(game.pk)
     return None if changes is None else [changes[s] for s in sorted(changes)]
-
-
-def history(rating: Rating, limit: int = 100) -> list[dict[str, Any]]:
-    """The rating's last ``limit`` changes, newest first: game, when, before and after."""
-    rows = RatingChange.objects.filter(rating=rating).order_by("-id")[:limit]
-    return [{"game": c.game_id, "at": c.created_at, **change_entry(c)} for c in rows]

@@ -104,7 +104,8 @@ def _lock_ratings(pool: str, keys: set[Key]) -> dict[Key, Rating]:
 
 def rate_game(game: Game, seats: Sequence[Seat], state: engine.State) -> list[RatingChange]:
     """Rate the finished ``game`` (its row locked by the caller) if it is rated and not
-    rated yet: every seat's rating in the preset's pool, its change recorded."""
+    rated yet: every seat's rating in the preset's pool, its change recorded.  The games
+    app's finish hook (``games.signals.on_finish``, registered by ``StandingConfig``)."""
     if not game.rated or game.status != GameStatus.FINISHED:
         return []
     if RatingChange.objects.filter(game_id=game.pk).exists():
@@ -163,11 +164,6 @@ def _count_buckets(pool: str, counts: dict[int, int]) -> None:
             f"ON CONFLICT (pool, bucket) DO UPDATE SET count = {table}.count + excluded.count",
             params,
         )
-
-
-def rate_finished(game: Game, seats: Sequence[Seat], state: engine.State) -> None:
-    """The games app's finish hook (``games.signals.on_finish``)."""
-    rate_game(game, seats, state)
 
 
 def rate_missed(*, within: timedelta = timedelta(days=2), grace: timedelta = timedelta(seconds=30)) -> int:
