@@ -1000,6 +1000,20 @@ def verify_games(stack: Stack, ids: list[int], chunk: int = 200) -> tuple[int, l
     return ok, bad
 
 
+def json_request(token: str | None, body, extra: dict | None = None) -> tuple[dict, bytes | None]:
+    """The headers and body of an API request: JSON accepted, ``Authorization: Token``
+    when given, ``body`` as JSON when there is one, then ``extra`` headers."""
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Token {token}"
+    payload = None
+    if body is not None:
+        payload = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    headers.update(extra or {})
+    return headers, payload
+
+
 class Client:
     """One keep-alive HTTP/1.1 connection to the server on ``port`` (bench/api.py,
     bench/leaderboard.py): ``request`` answers (status, JSON body, seconds)."""
@@ -1009,13 +1023,7 @@ class Client:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
     def request(self, method: str, path: str, token: str | None = None, body=None) -> tuple[int, object, float]:
-        headers = {"Accept": "application/json"}
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        payload = None
-        if body is not None:
-            payload = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
+        headers, payload = json_request(token, body)
         for attempt in range(2):
             try:
                 t0 = time.perf_counter()

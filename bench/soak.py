@@ -110,6 +110,7 @@ from _stack import (
     cpu_used,
     db_now,
     fmt_s,
+    json_request,
     kill9,
     load_average,
     log,
@@ -213,24 +214,12 @@ class Http:
         if conn is not None:
             conn.close()
 
-    @staticmethod
-    def _headers(token: str | None, extra: dict | None, body) -> tuple[dict, bytes | None]:
-        headers = {"Accept": "application/json"}
-        if token:
-            headers["Authorization"] = f"Token {token}"
-        payload = None
-        if body is not None:
-            payload = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        headers.update(extra or {})
-        return headers, payload
-
     def request(self, method: str, path: str, token: str | None = None, body=None, headers: dict | None = None,
                 label: str | None = None) -> Resp:
         """One request on the current port; ConnError (after counting it) when the
         connection fails.  A keep-alive connection the server closed while idle is
         reopened once before that counts as an error."""
-        hdrs, payload = self._headers(token, headers, body)
+        hdrs, payload = json_request(token, body, headers)
         sent, t = time.time(), time.perf_counter()
         for attempt in range(2):
             fresh = self.ports[self.current] not in self.conns
@@ -257,7 +246,7 @@ class Http:
 
     def drop(self, method: str, path: str, token: str, body, headers: dict) -> None:
         """Send a request and close the connection without reading the answer."""
-        hdrs, payload = self._headers(token, headers, body)
+        hdrs, payload = json_request(token, body, headers)
         conn = http.client.HTTPConnection("127.0.0.1", self.ports[self.current], timeout=10,
                                           source_address=(self.source, 0))
         try:
