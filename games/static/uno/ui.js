@@ -1,6 +1,7 @@
 // Small DOM helpers shared by the page's modules: elements, the error box, the notice.
 
 import { ApiError } from "./api.js";
+import { countdown } from "./cards.js";
 
 /** `el("div", {class, text, dataset, onclick, ...attributes}, ...children)`. */
 export function el(tag, props, ...children) {
@@ -41,3 +42,7 @@ export function notice(text) {
   clearTimeout(notice.timer);
   notice.timer = setTimeout(() => { box.hidden = true; }, 6000);
 }
+
+/** The time left until `deadline`, kept current by the page's ticker (app.js). */
+export const deadlineEl = (deadline, props = {}) =>
+  deadline ? el("span", { class: "countdown", dataset: { deadline }, ...props }, countdown(deadline)) : "";
