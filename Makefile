@@ -44,6 +44,13 @@ run: venv
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 	DOCS_SITE_DIR=$(DOCS_SITE_DIR) exec scripts/run.sh
 
+# axe-core (npm, pinned by tests/a11y/package-lock.json) for the browser tests' accessibility
+# checks (tests/browser_support.py axe_violations): installed when missing or its lock changed.
+AXE := tests/a11y/node_modules/axe-core/axe.min.js
+$(AXE): tests/a11y/package-lock.json
+	npm ci --prefix tests/a11y --no-audit --no-fund --silent
+	touch $@
+
 # The test databases (test_uno_gw0, test_uno_gw1...) are created and dropped by pytest-django.
 # The PostgreSQL stage runs on PG_TEST_WORKERS processes (pytest-xdist, a test file's tests
 # together), each with its own database and Redis db (tests/parallel_env.py: db 15 for the
@@ -55,7 +62,7 @@ TEST_SQLITE_DIR ?= .run/test-sqlite
 # spread over ENGINE_TEST_WORKERS processes (pytest-xdist).
 ENGINE_TEST_WORKERS ?= 2
 PG_TEST_WORKERS ?= 2
-test: venv
+test: venv $(AXE)
 	$(BIN)/python scripts/wait_for.py --timeout 10 127.0.0.1:5432 127.0.0.1:6379
 	$(BIN)/mkdocs build --strict --quiet --site-dir $(abspath .run/test-site)
 	$(BIN)/pytest -n $(ENGINE_TEST_WORKERS) tests/engine $(PYTEST_ARGS)

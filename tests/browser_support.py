@@ -23,6 +23,10 @@ from playwright.sync_api import sync_playwright
 from tests.server_support import ROOT, served
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: axe-core (npm, pinned by tests/a11y/package-lock.json; `npm ci --prefix tests/a11y`)
+AXE = ROOT / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
+#: the WCAG rules axe checks (A and AA of WCAG 2.0, 2.1 and 2.2)
+AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
 PASSWORD = "a-long-password-1"
 SCREENSHOTS = os.environ.get("UNO_SCREENSHOTS")
 PHONE = {"width": 390, "height": 844}
@@ -154,6 +158,47 @@ def no_sideways_scroll(page, *selectors: str) -> None:
         box = page.locator(selector).first.bounding_box()
         assert box is not None, selector
         assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, (selector, box, width)
+
+
+def axe_violations(page, impacts=("serious", "critical"), exclude=()) -> list[dict]:
+    """What axe-core finds wrong on the page as it is now (the WCAG 2.x A and AA rules of
+    :data:`AXE_TAGS`), only the violations of these ``impacts``: each ``{"id", "impact",
+    "help", "targets"}`` (targets: the CSS selectors of the offending nodes).  ``exclude``:
+    selectors axe leaves out.  Fails (does not skip) when axe-core is not installed.
+
+    :func:`assert_accessible` asserts there are none, with :func:`axe_report`'s lines."""
+    if not AXE.is_file():
+        pytest.fail(f"axe-core is not installed ({AXE} is missing): run `npm ci --prefix tests/a11y`")
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    found = page.evaluate(
+        """async ([tags, exclude]) => {
+            const context = exclude.length ? {exclude: exclude.map((s) => [s])} : document;
+            const result = await axe.run(context, {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]});
+            return result.violations.map((v) => ({
+                id: v.id, impact: v.impact, help: v.help,
+                targets: v.nodes.map((n) => ({target: n.target.join(" "), summary: n.failureSummary || ""})),
+            }));
+        }""", [list(AXE_TAGS), list(exclude)])
+    return [v for v in found if v["impact"] in impacts]
+
+
+def axe_report(violations: list[dict]) -> str:
+    """The violations of :func:`axe_violations` as lines a person reads: rule, impact, what
+    it asks, and each offending node's selector with axe's summary of what is wrong."""
+    lines = []
+    for v in violations:
+        lines.append(f"{v['id']} ({v['impact']}): {v['help']}")
+        for node in v["targets"]:
+            summary = " ".join(node["summary"].split())
+            lines.append(f"    {node['target']}: {summary[:300]}")
+    return "\n".join(lines)
+
+
+def assert_accessible(page, where: str = "", impacts=("serious", "critical"), exclude=()) -> None:
+    """No axe-core violation of these ``impacts`` on the page (see :func:`axe_violations`)."""
+    violations = axe_violations(page, impacts=impacts, exclude=exclude)
+    assert not violations, f"axe-core on {where or page.url}:\n{axe_report(violations)}"
 
 
 def shot(page, name: str) -> None:
