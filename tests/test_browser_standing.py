@@ -149,7 +149,7 @@ def test_a_rated_game_against_a_bot_shows_the_change_then_the_profile_and_the_le
     for change in final["rating_changes"]:
         row = page.locator(f"#rating-changes tr[data-seat='{change['seat']}']")
         cells = row.locator("td").all_inner_texts()
-        expected_name = f"{name} (you)" if change["seat"] == 0 else "bot 1 (random bot)"
+        expected_name = f"{name} (you)" if change["seat"] == 0 else "Bot 1 (random)"
         assert cells == [{1: "1st", 2: "2nd"}[change["place"]], expected_name, f"{change['rating_before']:.2f}",
                          f"{change['rating_after']:.2f}", signed(change["change"])], cells
     winner = final["winners"][0]["seat"]

@@ -42,11 +42,11 @@ export function seatProfile(game, seat) {
 }
 
 /**
- * `links(seat)`: what `seatNamer(game)` says ("alice (you)", "bot 1 (easy bot)"), as a
+ * `links(seat)`: what `seatNamer(game).label` says ("alice (you)", "Bot 1 (easy)"), as a
  * link to the seat's profile (plain text for a seat without one).
  */
 export function seatLinker(game) {
-  const n = seatNamer(game);
+  const n = seatNamer(game).label;
   return (seat) => {
     const who = seat === null || seat === undefined ? null : seatProfile(game, seat);
     return who ? playerLink(who, n(seat)) : n(seat);
