@@ -27,6 +27,8 @@ class Game(models.Model):
     turn_seconds = models.PositiveIntegerField(null=True, blank=True)
     #: its result counts towards its players' ratings (a challenge's or quick play's choice)
     rated = models.BooleanField(default=False)
+    #: it starts by itself when its last free seat is taken (``services.join_game``)
+    start_when_full = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=GameStatus.choices, default=GameStatus.WAITING, db_index=True)
     version = models.PositiveIntegerField(default=0)
     #: secret until the game is finished

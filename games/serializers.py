@@ -45,6 +45,12 @@ class CreateGameSerializer(serializers.Serializer):
         help_text="Whether the result counts towards the players' ratings (and the bots' of each level) in this "
         "preset's leaderboard (docs: Standing). Default false: a casual game.",
     )
+    start_when_full = StrictBooleanField(
+        required=False,
+        help_text="Start the game by itself when its last free seat is taken (a join; or at once, when the bots "
+        "given fill every seat), exactly as the creator's `POST /games/{id}/start` would. Default false: the game "
+        "waits for the creator's start.",
+    )
 
 
 class ActionSerializer(serializers.Serializer):
@@ -173,6 +179,9 @@ class GameSerializer(serializers.Serializer):
     max_players = serializers.IntegerField()
     turn_seconds = serializers.IntegerField(allow_null=True)
     rated = serializers.BooleanField(help_text="Its result counts towards the ratings (docs: Standing).")
+    start_when_full = serializers.BooleanField(
+        help_text="It starts by itself when its last free seat is taken (asked at creation)."
+    )
     creator = serializers.CharField()
     created_at = serializers.DateTimeField()
     started_at = serializers.DateTimeField(allow_null=True)
@@ -273,6 +282,7 @@ class GameSummarySerializer(serializers.Serializer):
     creator = serializers.CharField()
     turn_seconds = serializers.IntegerField(allow_null=True)
     rated = serializers.BooleanField()
+    start_when_full = serializers.BooleanField(help_text="It starts by itself when its last free seat is taken.")
     current_seat = serializers.IntegerField(allow_null=True)
     seat = serializers.IntegerField(allow_null=True)
     my_turn = serializers.BooleanField()
@@ -378,3 +388,43 @@ class ScoresSerializer(serializers.Serializer):
     winner_seats = serializers.ListField(
         child=serializers.IntegerField(), help_text="Every seat that won (a team's seats); empty until it is over."
     )
+
+
+# -- the presets in words (GET /rulesets) --------------------------------------------------
+class OptionChoiceSerializer(serializers.Serializer):
+    value = serializers.JSONField(help_text="The option's value, as `options` takes it.")
+    label = serializers.CharField(help_text="The value in words.")
+
+
+class RulesetOptionSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The option's name in `options` (e.g. `stacking`).")
+    label = serializers.CharField(help_text="Its name in words (e.g. \"Stacking draw cards\").")
+    description = serializers.CharField(help_text="What it does, in a sentence or two for a player.")
+    group = serializers.CharField(help_text="The heading it goes under (one of the answer's `groups`).")
+    advanced = serializers.BooleanField(help_text="Folded away by default: most players leave it as it is.")
+    default = serializers.JSONField(allow_null=True, help_text="This preset's value when the request leaves it out.")
+    schema = serializers.DictField(help_text="The JSON schema (OpenAPI 3.0) of its values: `type`, `enum`, "
+                                   "`minimum`, `maximum`, `nullable` (the schema's `Options` without default and "
+                                   "description).")
+    choices = OptionChoiceSerializer(many=True, help_text="An enum option's values in words, in the schema's "
+                                     "order (empty for the others).")
+    requires = serializers.DictField(help_text="Other options' values it applies under (e.g. `hands_to_win`: "
+                                     "`{\"scoring\": \"hands_won\"}`); a client offers it only then. Empty: always.")
+
+
+class RulesetSerializer(serializers.Serializer):
+    name = RulesetField(help_text="The preset's name: `ruleset` in `POST /games`.")
+    title = serializers.CharField(help_text="Its name in words (e.g. \"Standard UNO\").")
+    description = serializers.CharField(help_text="One paragraph for a player choosing a game.")
+    min_players = serializers.IntegerField(help_text="Fewest seats (`max_players`) it is played by.")
+    max_players = serializers.IntegerField(help_text="Most seats it is played by.")
+    options = RulesetOptionSerializer(
+        many=True, help_text="The options a player may change in this preset, its family's only, in the engine's "
+        "order; options it does not let change (e.g. `wild_keeps_color`, always true) are left out."
+    )
+
+
+class RulesetsSerializer(serializers.Serializer):
+    groups = serializers.ListField(child=serializers.CharField(), help_text="The options' groups, in the order to "
+                                   "show them.")
+    results = RulesetSerializer(many=True, help_text="Every preset, in the order of the schema's `RulesetEnum`.")

@@ -139,7 +139,10 @@ def create_game(
     bots: list[dict] | None = None,
     turn_seconds: int | None = None,
     rated: bool = False,
+    start_when_full: bool = False,
 ) -> Game:
+    """A waiting game, its creator in seat 0 and ``bots`` after; ``start_when_full``: it
+    starts by itself once every seat is taken (at once when the bots fill it)."""
     bots = list(bots or [])
     if max_players is None:
         max_players = max(2, 1 + len(bots)) if bots else 4
@@ -160,10 +163,20 @@ def create_game(
             turn_seconds=turn_seconds,
             seed=seed,
             rated=rated,
+            start_when_full=start_when_full,
         )
         Seat.objects.create(game=game, seat=0, player=creator)
         Seat.objects.bulk_create(Seat(game=game, seat=i + 1, bot_level=b["level"]) for i, b in enumerate(bots))
+        _start_if_full(game, 1 + len(bots))
     return game
+
+
+def _start_if_full(game: Game, seated: int) -> None:
+    """Start the waiting ``game`` (locked, or just created) when it asked to start by
+    itself (``start_when_full``) and its ``seated`` players fill every seat: as its
+    creator's ``POST /start`` would (:func:`_start`), in the caller's transaction."""
+    if game.start_when_full and seated >= game.max_players:
+        _start(game, game.creator)
 
 
 def join_game(*, player, game_id: int) -> Game:
@@ -180,6 +193,7 @@ def join_game(*, player, game_id: int) -> Game:
         free = min(set(range(game.max_players)) - taken)
         Seat.objects.create(game=game, seat=free, player=player)
         game.save(update_fields=["updated_at"])
+        _start_if_full(game, len(taken) + 1)
     return game
 
 

@@ -3,6 +3,7 @@ from django.urls import path
 from games import streams, views
 
 urlpatterns = [
+    path("rulesets", views.RulesetsView.as_view(), name="rulesets"),
     path("games", views.GamesView.as_view(), name="games"),
     path("games/<int:game_id>", views.GameDetailView.as_view(), name="game-detail"),
     path("games/<int:game_id>/join", views.JoinView.as_view(), name="game-join"),

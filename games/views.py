@@ -6,11 +6,12 @@ from asgiref.sync import async_to_sync
 from django.urls import reverse
 from django.utils.http import parse_etags
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.problems import PROBLEM_CONTENT_TYPE, ApiError, problem_responses
-from games import selectors, services, streams
+from games import rulesets, selectors, services, streams
 from games.pagination import AFTER, LIMIT, MOST_URGENT, NEWEST, GamePagination, int_param
 from games.serializers import (
     ActionConflictSerializer,
@@ -20,6 +21,7 @@ from games.serializers import (
     GamePageSerializer,
     GameSerializer,
     MovePageSerializer,
+    RulesetsSerializer,
     ScoresSerializer,
     ShareLimitSerializer,
 )
@@ -123,6 +125,49 @@ class GamesView(APIView):
         game = services.create_game(creator=request.user, **ser.validated_data)
         location = request.build_absolute_uri(reverse("game-detail", kwargs={"game_id": game.pk}))
         return Response(selectors.game_view(game, request.user), status=201, headers={"Location": location})
+
+
+#: how long a client or a cache may keep ``GET /rulesets`` without asking again (it changes
+#: only with the server's code)
+RULESETS_MAX_AGE = 3600
+
+
+class RulesetsView(APIView):
+    """The presets and their options in words: public, the same for everyone (any
+    Authorization header is ignored; the anonymous throttle applies)."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        operation_id="rulesets_list",
+        summary="The presets and their options, in a player's words",
+        description="Every preset (`ruleset` in `POST /games`) with its title, a description for a player choosing a "
+        "game, its seat range and the options a player may change in it (its family's only, grouped, each with a "
+        "label, a description, whether it is advanced, this preset's default and its values' schema). Readable "
+        "without credentials (any `Authorization` header is ignored); cacheable (`Cache-Control: public, max-age=3600` and a strong `ETag`: "
+        "`If-None-Match` answers 304).",
+        tags=["games"],
+        auth=[],
+        parameters=[
+            OpenApiParameter("If-None-Match", str, OpenApiParameter.HEADER,
+                             description="The `ETag` of an earlier answer: 304 without a body while it is unchanged."),
+            OpenApiParameter("ETag", str, OpenApiParameter.HEADER, response=[200, 304], required=True,
+                             description="A strong validator of the answer (it changes only with the server's code)."),
+            OpenApiParameter("Cache-Control", str, OpenApiParameter.HEADER, response=[200, 304], required=True,
+                             description=f"`public, max-age={RULESETS_MAX_AGE}`."),
+        ],
+        responses={
+            200: RulesetsSerializer,
+            304: OpenApiResponse(description="Not modified since the ETag given in If-None-Match (no body)."),
+            **problem_responses(429),
+        },
+    )
+    def get(self, request):
+        headers = {"ETag": rulesets.etag(), "Cache-Control": f"public, max-age={RULESETS_MAX_AGE}"}
+        if _none_match_fails(request.headers.get("If-None-Match"), headers["ETag"]):
+            return Response(status=304, headers=headers)
+        return Response(rulesets.rulesets(), headers=headers)
 
 
 class GameDetailView(APIView):
