@@ -33,6 +33,13 @@ function scope() {
   };
 }
 
+/** Each route's page title (before " · UNO"): what a tab and a screen reader say first. */
+const TITLES = [
+  [/^#\/login$/, "Sign in"], [/^#\/lobby$/, "Lobby"], [/^#\/game\//, "Table"], [/^#\/replay\//, "Replay"],
+  [/^#\/challenge\//, "Challenge"], [/^#\/player\/([^/]+)$/, (m) => `${decodeURIComponent(m[1])}'s profile`],
+  [/^#\/leaderboard/, "Leaderboard"],
+];
+
 const ROUTES = [
   [/^#\/login$/, (root) => viewLogin(root)],
   [/^#\/lobby$/, (root, sc) => viewLobby(root, sc)],
@@ -44,7 +51,7 @@ const ROUTES = [
     viewLeaderboard(root, sc, m[1] || "standard", Boolean(m[2]), (await loadCatalog()).rulesets)],
 ];
 
-async function route() {
+async function route(event) {
   routeId += 1;
   for (const fn of teardown.splice(0)) {
     try { fn(); } catch { /* a view's leftovers */ }
@@ -63,8 +70,12 @@ async function route() {
     return;
   }
   const [match, view] = found;
+  const title = TITLES.map(([re, t]) => [hash.match(re), t]).find(([m]) => m);
+  document.title = title ? `${typeof title[1] === "function" ? title[1](title[0]) : title[1]} · UNO` : "UNO";
   const root = el("div", { class: "view" });
   main().replaceChildren(root);
+  // a new screen: the keyboard and the screen reader start at its content (not on a load)
+  if (event && !main().contains(document.activeElement)) main().focus({ preventScroll: true });
   const sc = scope();
   try {
     await view(root, sc, match);
@@ -74,6 +85,11 @@ async function route() {
 }
 
 function renderNav() {
+  for (const a of document.querySelectorAll(".top-bar nav a")) {
+    const here = a.getAttribute("href").startsWith("#/") && location.hash.startsWith(a.getAttribute("href").replace(/\/standard$/, ""));
+    if (here) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
   const who = document.getElementById("whoami");
   const out = document.getElementById("signout");
   who.replaceChildren(...(session.username ? ["Signed in as ", playerLink(session.username, session.username, { id: "my-profile" })] : []));
@@ -132,12 +148,17 @@ function viewLogin(root) {
     const { data } = await api("POST", "/api/v1/auth/register", { body: credentials("register"), auth: false });
     session.save(data.token, data.player.username);
   });
-  root.append(el("div", { class: "login" }, signin, register),
-    el("p", { class: "hint" }, "A REST UNO server: this page plays through its public API (",
-      el("a", { href: "/api/docs/" }, "API docs"), ")."));
+  root.append(el("h1", { class: "welcome" }, "UNO: play with friends and bots"),
+    el("div", { class: "login" }, signin, register),
+    el("p", { class: "hint" }, "New here? Register with a username and a password: nothing else is asked. ",
+      "How to play each game, and the rules: ", el("a", { href: "/docs/" }, "the help pages"), "."));
 }
 
 // --- start ----------------------------------------------------------------------------
+document.getElementById("skip-link").addEventListener("click", (e) => {
+  e.preventDefault(); // (#main is not a route)
+  main().focus();
+});
 document.getElementById("signout").addEventListener("click", () => {
   session.clear();
   location.hash = "#/login";
