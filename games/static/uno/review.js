@@ -4,7 +4,7 @@ import { allPages, api } from "./api.js";
 import { cardEl, cardName, describeMove, seatNamer } from "./cards.js";
 import { buildTimeline } from "./replay.js";
 import { commaList, seatLinker } from "./standing.js";
-import { el } from "./ui.js";
+import { el, scrollBox } from "./ui.js";
 
 const words = (s) => String(s).replace(/_/g, " ");
 /** Who made a move, when it was not its player's own choice. */
@@ -107,8 +107,6 @@ const SCORING = {
   per_play: "Decktet-Uno scores every play as it happens: the suits on the top card times the suits the played card shares with it (a card set aside face down scores when placed, or −2 when it shares no suit).",
 };
 
-/** A scrollable box for a wide table: its own sideways scroll, reachable by keyboard. */
-const scrollBox = (label, table) => el("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": label }, table);
 
 function scoreTable(game, scores, n) {
   const seats = game.players.map((p) => p.seat);

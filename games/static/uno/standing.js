@@ -5,7 +5,7 @@
 
 import { api, session } from "./api.js";
 import { seatNamer } from "./cards.js";
-import { el, hideError, showError } from "./ui.js";
+import { el, hideError, scrollBox, showError } from "./ui.js";
 
 const same = (a, b) => (a || "").toLowerCase() === (b || "").toLowerCase();
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -73,7 +73,7 @@ export function ratingChangesPanel(g) {
   const link = seatLinker(g);
   return el("div", { id: "rating-changes", class: "rating-changes", dataset: { rated: "true" } },
     el("h4", {}, "Rating changes"),
-    el("div", { class: "scroll" }, el("table", { class: "games ratings" },
+    scrollBox("Rating changes", el("table", { class: "games ratings" },
       el("thead", {}, el("tr", {}, ["Place", "Player", "Before", "After", "Change"].map((t) => el("th", {}, t)))),
       el("tbody", {}, changes.slice().sort((a, b) => a.place - b.place || a.seat - b.seat).map((c) => el("tr", {
         dataset: { seat: c.seat }, class: c.seat === g.seat ? "me" : "",
@@ -143,14 +143,14 @@ export async function viewProfile(root, sc, username) {
   const played = el("section", { id: "profile-games", class: "panel" },
     el("h3", {}, "Games"),
     el("p", { id: "profile-totals" }, `${plural(games.played, "game")} played, ${games.won} won`),
-    (games.by_ruleset || []).length ? el("div", { class: "scroll" }, el("table", { class: "games" },
+    (games.by_ruleset || []).length ? scrollBox("Games by preset", el("table", { class: "games" },
       el("thead", {}, el("tr", {}, ["Preset", "Played", "Won"].map((t) => el("th", {}, t)))),
       el("tbody", {}, games.by_ruleset.map((r) => el("tr", { dataset: { ruleset: r.ruleset } },
         el("td", {}, r.ruleset), el("td", {}, r.played), el("td", {}, r.won)))))) : "");
 
   const rated = el("section", { id: "profile-ratings", class: "panel" },
     el("h3", {}, "Ratings"),
-    ratings.length ? el("div", { class: "scroll" }, el("table", { class: "games ratings" },
+    ratings.length ? scrollBox("Ratings", el("table", { class: "games ratings" },
       el("thead", {}, el("tr", {}, ["Preset", "Rating", "±", "Games", "Won", "Rank"].map((t) => el("th", { class: t === "Won" ? "wins" : null }, t)))),
       el("tbody", {}, ratingRows(ratings))))
       : el("p", { class: "empty" }, "No rated games yet."),
@@ -185,7 +185,7 @@ export async function viewProfile(root, sc, username) {
     } else if (!list.length) {
       parts.push(el("p", { class: "empty" }, "No games yet."));
     } else {
-      parts.push(el("div", { class: "scroll" }, el("table", { class: "games", id: "last-games" },
+      parts.push(scrollBox("Last games", el("table", { class: "games", id: "last-games" },
         el("thead", {}, el("tr", {}, ["Game", "Preset", "Date", "Players", "Result", "Rating"].map((t) => el("th", {}, t)))),
         el("tbody", {}, gameRows(list)))),
       el("p", { class: "hint" }, "A finished game's number opens its replay."));
@@ -226,7 +226,7 @@ export async function viewLeaderboard(root, sc, ruleset, aroundMe, rulesets) {
     el("a", { id: "leaderboard-top", class: `button${aroundMe ? "" : " current"}`, href: `#/leaderboard/${ruleset}` }, "Top"),
     el("a", { id: "leaderboard-around-me", class: `button${aroundMe ? " current" : ""}`, href: `#/leaderboard/${ruleset}/me` }, "My position"));
   const body = el("tbody");
-  const table = el("div", { class: "scroll" }, el("table", { id: "leaderboard-table", class: "games ratings" },
+  const table = scrollBox("Leaderboard", el("table", { id: "leaderboard-table", class: "games ratings" },
     el("thead", {}, el("tr", {}, ["Rank", "Player", "Rating", "±", "Games", "Won"].map((t) => el("th", { class: t === "Won" ? "wins" : null }, t)))),
     body));
   const mineBox = el("div", { id: "my-position" });

@@ -46,3 +46,10 @@ export function notice(text) {
 /** The time left until `deadline`, kept current by the page's ticker (app.js). */
 export const deadlineEl = (deadline, props = {}) =>
   deadline ? el("span", { class: "countdown", dataset: { deadline }, ...props }, countdown(deadline)) : "";
+
+/**
+ * A box for something wider than a phone (a table): it scrolls sideways inside itself, never
+ * the page, and the keyboard can reach and scroll it (a named region, in the tab order).
+ */
+export const scrollBox = (label, ...children) =>
+  el("div", { class: "scroll", tabindex: 0, role: "region", "aria-label": label }, ...children);
