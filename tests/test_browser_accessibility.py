@@ -30,6 +30,7 @@ import time
 
 import pytest
 
+import tests.browser_support
 from tests.browser_support import (  # noqa: F401 (fixtures)
     PHONE,
     Api,
@@ -176,6 +177,12 @@ def test_every_screen_passes_axe_and_fits_the_phone(server, new_page, worker, vi
     page.goto(f"{server.url}/")
     page.wait_for_selector("#signin-form")
     screens.check("signin")
+    # a refused sign-in: the error box says why
+    page.fill("#signin-username", name)
+    page.fill("#signin-password", "not-the-password")
+    page.click("#signin-submit")
+    page.wait_for_selector("#error:not([hidden]) .message")
+    screens.check("signin-error")
 
     signed_in(page, server, name, api.token)
     page.wait_for_selector(f"[data-game-id='{running}'], #games")
@@ -203,7 +210,7 @@ def test_every_screen_passes_axe_and_fits_the_phone(server, new_page, worker, vi
     page.wait_for_selector("#leaderboard[data-loaded=true]")
     screens.check("leaderboard")
 
-    assert screens.checked == ["signin", "lobby", "table", "replay", "end", "profile", "leaderboard"]
+    assert screens.checked == ["signin", "signin-error", "lobby", "table", "replay", "end", "profile", "leaderboard"]
     screens.assert_none()
 
 
@@ -277,3 +284,9 @@ def test_the_replay_says_each_move_in_words_and_its_scores_fit_a_small_phone(ser
             assert page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"), step
     assert page.is_disabled("#replay-next") and page.is_disabled("#replay-last")
     assert not axe_violations(page), axe_report(axe_violations(page))
+
+
+def test_without_axe_core_the_checks_fail_saying_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(tests.browser_support, "AXE", tmp_path / "axe.min.js")
+    with pytest.raises(pytest.fail.Exception, match=r"npm ci --prefix tests/a11y"):
+        axe_violations(page=None)
