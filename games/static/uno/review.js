@@ -31,7 +31,7 @@ export async function viewReplay(root, sc, id) {
   const last = steps.length;
   let at = 1; // 1-based: the table after move `at`
 
-  const position = el("span", { id: "replay-position", "aria-live": "polite" });
+  const position = el("span", { id: "replay-position" }); // (the slider says it to a screen reader)
   const slider = el("input", { id: "replay-slider", type: "range", min: 1, max: last, value: 1 });
   // a glyph for the eye, the word for everyone (the glyph is hidden from screen readers)
   const button = (idBase, glyph, label, to, after = false) => el("button", {
@@ -61,6 +61,7 @@ export async function viewReplay(root, sc, id) {
     const step = steps[at - 1];
     const move = step.move;
     slider.value = at;
+    slider.setAttribute("aria-valuetext", `Move ${at} of ${last}`);
     position.textContent = `Move ${at} / ${last}`;
     first.disabled = prev.disabled = at === 1;
     next.disabled = end.disabled = at === last;
