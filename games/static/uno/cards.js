@@ -120,7 +120,8 @@ function span(className, text, hidden = false) {
 /**
  * A card's element: a <button> when `onClick` is given, else a <div role="img">. Its accessible
  * name is the card in words ("blue 7"; ", playable" when `playable`; ", just drawn" when
- * `justDrawn`); the glyphs on its face are hidden from screen readers. Data attributes:
+ * `justDrawn`): the button's visually hidden text `.card-name`, the image's aria-label; the
+ * glyphs on its face are hidden from screen readers. Data attributes:
  * `data-card-id`, `data-rank`, `data-color` (UNO) or `data-name` (Decktet).
  */
 export function cardEl(card, { onClick = null, playable = false, small = false, justDrawn = false } = {}) {
@@ -147,27 +148,32 @@ export function cardEl(card, { onClick = null, playable = false, small = false, 
     el.append(span("drawn-mark", "new", true));
   }
   const name = [cardLabel(card), justDrawn ? "just drawn" : "", playable ? "playable" : ""].filter(Boolean).join(", ");
-  el.setAttribute("aria-label", name);
   if (onClick) {
+    // a button is named by its text (visually hidden): its name then holds what it shows
     el.type = "button";
+    el.append(span("card-name", name));
     el.addEventListener("click", onClick);
   } else {
     el.setAttribute("role", "img");
+    el.setAttribute("aria-label", name);
   }
   if (playable) el.classList.add("playable");
   return el;
 }
 
 /**
- * The card of the viewer's hand just drawn, when the game waits on what to do with it: Duo's
- * draft (keep it or discard it) or a turn's "play the drawn card" (the view's `drawn`, shown
- * to the seat that drew only). Its id, or null.
+ * The card of the viewer's hand just drawn, while the game waits on what to do with it: Duo's
+ * draft (keep it, or put it under the pile and draw another) or a turn's "play the card just
+ * drawn" (`pending` `draft` / `play_drawn` of the viewer's seat). The engine adds a drawn card at
+ * the end of the hand, and the API's `hand` keeps that order: its last card (or the view's
+ * `drawn`, where a view carries it). Its id, or null.
  */
 export function drawnCardId(game) {
   if (!game || !game.pending || !["draft", "play_drawn"].includes(game.pending.type)) return null;
   if (game.seat === null || game.seat === undefined || game.pending.seat !== game.seat) return null;
-  const drawn = Array.isArray(game.drawn) ? game.drawn : [];
-  return drawn.length ? drawn[drawn.length - 1] : null;
+  if (Array.isArray(game.drawn) && game.drawn.length) return game.drawn[game.drawn.length - 1];
+  const hand = game.hand || [];
+  return hand.length ? hand[hand.length - 1].id : null;
 }
 
 // --- names ------------------------------------------------------------------------------------
@@ -341,10 +347,12 @@ function clause(e, names, ctx = {}) {
     case "seats_eliminated":
       return `${seatList(names, e.seats)} ${(e.seats || []).length === 1 ? verb(names, e.seats[0], "is", "are") : "are"} out of the game`;
     case "face_down": return `${does(names, s, "sets", "set")} a card aside face down`;
-    case "face_down_placed":
+    case "face_down_placed": {
+      const why = e.points >= 0 ? scoringWhy(e.card, ctx.top) : null;
       return `${whose(names, s)} face-down card, ${aCard(e.card)}, is placed: ${e.points >= 0
-        ? `${e.points ? `${plural(e.points, "point")}` : "nothing"} for ${isYou(names, s) ? "you" : names(s)}`
-        : `no suit shared, ${isYou(names, s) ? "you lose" : `${names(s)} loses`} ${plural(-e.points, "point")}`}`;
+        ? `${e.points ? `${plural(e.points, "point")}` : "nothing"} for ${isYou(names, s) ? "you" : names(s)}${why ? ` (${why})` : ""}`
+        : `no suit shared${ctx.top ? ` with the ${ctx.top.name || cardName(ctx.top)}` : ""}, ${isYou(names, s) ? "you lose" : `${names(s)} loses`} ${plural(-e.points, "point")}`}`;
+    }
     case "misplay":
       return `${does(names, s, "tries", "try")} to jump in with a card that does not match: ${plural(e.points, "penalty point")}`;
     case "draft_keep": return `${does(names, s, "keeps", "keep")} the drawn card`;
@@ -355,7 +363,7 @@ function clause(e, names, ctx = {}) {
       const pts = e.points || [];
       const others = pts.some((p, i) => p && i !== e.winner);
       const head = `${does(names, e.winner, "wins", "win")} round ${e.round}${e.blocked ? " (nobody could play)" : ""}`;
-      if (others) return `${head}; points: ${pts.map((p, i) => `${names.label ? names.label(i) : names(i)} ${p}`).join(", ")}`;
+      if (others) return `${head}; points this round: ${pts.map((p, i) => `${names(i)} ${p}`).join(", ")}`;
       return `${head}: ${plural(pts[e.winner] || 0, "point")}`;
     }
     case "game_ended": {
@@ -365,6 +373,9 @@ function clause(e, names, ctx = {}) {
     default: return null;
   }
 }
+
+/** The events that put their `card` on top of the pile. */
+export const PILE_EVENTS = new Set(["first_card", "play", "face_down_placed"]);
 
 /** What `describeEvent` says of an event type it has no sentence for: its type in words. */
 export const unknownEvent = (e) => capital(words(e.type));
@@ -385,7 +396,7 @@ export function describeMove(move, names, ctx = {}) {
   const parts = [];
   for (const e of move.events || []) {
     parts.push(clause(e, names, { top }) ?? unknownEvent(e).toLowerCase());
-    if (e.type === "play" || e.type === "first_card") top = e.card;
+    if (PILE_EVENTS.has(e.type)) top = e.card;
   }
   if (!parts.length) {
     const a = move.action || {};
@@ -413,10 +424,11 @@ export function scoredLine(move, names, top = null) {
       const why = scoringWhy(e.card, before);
       lines.push(`${does(names, e.seat, "scores", "score")} ${e.points ? plural(e.points, "point") : "nothing"}${why ? `: ${why}` : ""}`);
     } else if (e.type === "face_down_placed") {
+      const why = scoringWhy(e.card, before);
       lines.push(`${whose(names, e.seat)} face-down ${e.card && e.card.name ? e.card.name : "card"} ${e.points >= 0
-        ? `scores ${e.points ? plural(e.points, "point") : "nothing"}` : `loses ${plural(-e.points, "point")}: no suit shared`}`);
+        ? `scores ${e.points ? plural(e.points, "point") : "nothing"}` : `loses ${plural(-e.points, "point")}`}${why ? `: ${why}` : ""}`);
     }
-    if (e.type === "play" || e.type === "first_card") before = e.card;
+    if (PILE_EVENTS.has(e.type)) before = e.card;
   }
   return lines.length ? sentence(lines.join("; "), names) : null;
 }
