@@ -9,8 +9,10 @@
     python bench/bots.py --budget-ms 30          # hard's search budget (default: HARD_BUDGET_MS)
     python bench/bots.py --part rlcard --reveal-opponent   # diagnostic: hard sees the opponent's hand
     python bench/bots.py --part beliefs --belief-games 300  # how well the beliefs know the opponent's hand
+    python bench/bots.py --part table --games 2000 --seats 3,4,6 --opponents a,b,c --procs 2
+    python bench/bots.py --part table --games 300 --seats 3,4 --samples 60   # screening: the same games anywhere
 
-Parts (``--part``, default ``all``):
+Parts (``--part``, default ``all``: every part but ``table``):
 
 ``rlcard``
     Our ``hard`` (and, as references, ``normal`` and RLCard's own random agent)
@@ -55,6 +57,23 @@ Parts (``--part``, default ``all``):
     tell a change in the beliefs apart from the noise; a change that sharpens them may
     still not win more games.
 
+``table``
+    ``hard`` (``--focal``: other levels too, e.g. ``hard,normal``) in one seat of a table
+    of 3, 4 or 6 (``--seats``), the seat rotated (seat ``i % seats`` in game i), every
+    other seat filled by one agent (``--opponents``): (a) ``rule``, RLCard's
+    ``uno-rule-v1`` re-implemented in our engine as RLCard's environment lets it play
+    (:func:`rlcard_rule`: a Wild Draw Four only when nothing else is playable, always
+    calls UNO, never catches, never challenges), (b) ``rule-wd4``, the same agent
+    playing a Wild Draw Four whenever it holds one (a bluff when it holds the colour in
+    force), (c) ``normal``.  ``standard``, one round; game i is dealt by the same seed
+    in every cell of a seat count.  A cell: the games the focal seat won alone, its 95%
+    Wilson interval, parity (1 / seats), the share times the seat count, the focal
+    seat's decision times (median, p99), and the Wild Draw Fours: how many the focal
+    seat faced, challenged and caught, how many the others played and how many of those
+    were bluffs (the engine's guilt test).  ``--samples N``: ``hard`` searches N worlds
+    per decision instead of its time budget, so a screening run gives the same games on
+    a loaded machine (its decision times are then not budget figures).
+
 How RLCard's UNO differs from ours (read from rlcard/games/uno/round.py):
 one round, 2 players, no UNO call, no challenge; a player may draw only when it
 holds nothing playable, and Wild Draw Four is legal only when nothing else is;
@@ -93,7 +112,7 @@ from games.bots import Beliefs, RoundLog, choose, decide  # noqa: E402
 from games.bots.policies import HARD_BUDGET_MS, LEVELS  # noqa: E402
 from games.bots import policies  # noqa: E402
 from games.engine import (  # noqa: E402
-    GAME_OVER, PLAY, PRESETS, InvalidOptions, State, apply, get_deck, legal_actions, make_config, new_game, observe,
+    GAME_OVER, PLAY, PRESETS, InvalidOptions, State, apply, build_rules, get_deck, legal_actions, make_config, new_game, observe,
     redeal_hidden,
 )
 
@@ -680,13 +699,17 @@ def part_beliefs(args, pool) -> None:
 # Our engine: round robin and timing
 # --------------------------------------------------------------------------------------
 def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None, timer: dict | None = None,
-                     searches: list | None = None, preset: str = "standard", options: dict | None = None):
+                     searches: list | None = None, preset: str = "standard", options: dict | None = None,
+                     max_samples: int | None = None, stats: Counter | None = None, focal: int | None = None):
     """One game in our engine (default: a heads-up round of ``standard``; one seat per
-    entry of ``levels``); returns the winning seats (several: a shared win, Decktet-Uno's
-    equal top scores; None: abandoned).
+    entry of ``levels``: a bot level, or an agent of ``TABLE_AGENTS``); returns the
+    winning seats (several: a shared win, Decktet-Uno's equal top scores; None: abandoned).
     ``timer`` (seat -> list) collects that seat's decision times (>1 legal action);
     ``searches`` the simulations (samples x candidates) of each of its ``hard``
-    searches (decisions with more than one candidate)."""
+    searches (decisions with more than one candidate).  ``max_samples``: ``hard``
+    searches that many worlds per decision instead of its time budget (the same games on
+    any machine).  ``stats`` counts the Wild Draw Fours and their challenges, by role
+    (``focal``: the seat ``focal``, ``other``: the rest): see :func:`_count_wd4`."""
     dealt: list[dict] = []
     state = new_game(preset, {"rounds": 1} if options is None else options, len(levels), seed, events=dealt)
     log = RoundLog(dealt)  # the round's events, as the server gives them to its hard bots
@@ -703,8 +726,13 @@ def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None
                 continue
             policies.LAST_SEARCH.update(samples=0, candidates=0, simulations=0)
             t0 = time.perf_counter()
-            action = decide(levels[seat], state, seat, rng, budget_ms=budget_ms,
-                            history=log.shown_to(seat) if levels[seat] == "hard" else None)
+            agent = TABLE_AGENTS.get(levels[seat])
+            if agent is not None:
+                action = agent(state, seat, legal, rng)
+            else:
+                action = decide(levels[seat], state, seat, rng, budget_ms=budget_ms,
+                                history=log.shown_to(seat) if levels[seat] == "hard" else None,
+                                max_samples=max_samples)
             dt = time.perf_counter() - t0
             if timer is not None and seat in timer and seat == actor and len(legal) > 1:
                 timer[seat].append(dt)
@@ -715,6 +743,8 @@ def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None
                     action = legal[0]
                 else:
                     continue
+            if stats is not None:
+                _count_wd4(stats, state, seat, action, "focal" if seat == focal else "other")
             log.add(apply(state, seat, action))
             acted = True
             break
@@ -723,16 +753,198 @@ def play_engine_game(levels: tuple[str, ...], seed: int, budget_ms: float | None
     return None
 
 
+def _count_wd4(stats: Counter, state: State, seat: int, action: dict, role: str) -> None:
+    """Count, before ``action`` is applied: a Wild Draw Four played by ``role``
+    (``wd4:``), and whether it was a bluff (``bluff:``, the engine's guilt test); a
+    Wild Draw Four ``role`` answered (``faced:``), challenged (``challenged:``) and
+    caught (``caught:``: the challenge found it a bluff)."""
+    rules = build_rules(state.config)
+    if rules.guilt is None:
+        return
+    kind = action.get("type")
+    if kind == "play" and rules.deck.rank[action["card"]] == "wild_draw_four":
+        stats["wd4:" + role] += 1
+        hand = [c for c in state.hands[seat] if c != action["card"]]
+        prev_rank = rules.deck.rank[state.discard[-1]]
+        stats["bluff:" + role] += int(rules.guilt(rules, hand, state.color, prev_rank))
+        return
+    p = state.decision()
+    if p is not None and p.name == "penalty" and getattr(p, "challengeable", False) and state.actor() == seat:
+        stats["faced:" + role] += 1
+        if kind == "challenge":
+            stats["challenged:" + role] += 1
+            stats["caught:" + role] += int(bool(p.guilty))
+
+
+# --------------------------------------------------------------------------------------
+# RLCard's rule agent in our engine (``--part table``)
+# --------------------------------------------------------------------------------------
+def _most_colour(deck, hand: list[int], rng: random.Random) -> str:
+    """The colour ``hand`` holds most of, ties to the first in the hand's order (RLCard's
+    ``count_colors`` of the hand without its wilds, then ``max``); a hand of wilds only: any."""
+    counts: dict[str, int] = {}
+    for c in hand:
+        colour = deck.color[c]
+        if colour is not None:
+            counts[colour] = counts.get(colour, 0) + 1
+    if not counts:
+        return rng.choice(COLOUR_NAMES)
+    return max(counts, key=counts.__getitem__)
+
+
+def rlcard_rule(state: State, seat: int, legal: list[dict], rng: random.Random, eager: bool = False) -> dict | None:
+    """RLCard's ``uno-rule-v1`` (``rlcard/models/uno_rule_models.py``) in our engine, as
+    RLCard's environment lets it play (``rlcard/games/uno/round.py``): it draws only
+    when nothing is playable; a Wild Draw Four only when nothing else is (RLCard's legal
+    actions), naming the colour its hand holds most of; otherwise a playable card of a
+    colour at random (a kind held twice twice as often), a plain Wild (any colour) only
+    when nothing of a colour is playable.  A card drawn is played at once when it is a
+    wild (any colour) or of the colour in force, else kept (RLCard's draw).  It always
+    calls UNO (with its play), never catches, never challenges (RLCard has no
+    challenge): it draws a penalty.  ``eager``: it plays a Wild Draw Four whenever it
+    holds one (what the same agent does where no rule forbids it: a bluff when it holds
+    the colour in force)."""
+    deck = build_rules(state.config).deck
+    hand = state.hands[seat]
+    if state.actor() != seat:
+        return next((a for a in legal if a["type"] == "call_uno"), None)  # its own UNO, never a catch
+    d = state.decision()
+    name = d.name if d is not None else None
+    types = {a["type"] for a in legal}
+    if name == "penalty":
+        return {"type": "draw"} if "draw" in types else legal[0]
+    if name == "choose_color":
+        return {"type": "choose_color", "color": _most_colour(deck, hand, rng)}
+    plays = [a for a in legal if a["type"] == "play" and (len(hand) != 2 or a.get("uno"))] or \
+        [a for a in legal if a["type"] == "play"]
+
+    def pick(cards: list[int], colour: str | None = None) -> dict:
+        card = rng.choice(cards)
+        options = [a for a in plays if a["card"] == card and a.get("color") in (None, colour)]
+        if colour is None and deck.color[card] is None:  # a wild: any colour
+            options = [a for a in plays if a["card"] == card]
+        return rng.choice(options)
+
+    if name == "play_drawn":
+        drawn = [a["card"] for a in plays]
+        if drawn and (deck.color[drawn[0]] is None or deck.color[drawn[0]] == state.color):
+            return pick(drawn[:1])
+        return {"type": "pass"} if "pass" in types else legal[0]
+    cards = list(dict.fromkeys(a["card"] for a in plays))  # (a card is listed once per colour and UNO)
+    if not cards:
+        for kind in ("draw", "pass", "end_turn"):
+            if kind in types:
+                return {"type": kind}
+        return legal[0]
+    wd4 = [c for c in cards if deck.rank[c] == "wild_draw_four"]
+    wild = [c for c in cards if deck.color[c] is None and c not in wd4]
+    coloured = [c for c in cards if deck.color[c] is not None]
+    if wd4 and (eager or not (wild or coloured)):
+        return pick(wd4[:1], _most_colour(deck, hand, rng))
+    if coloured:
+        return pick(coloured)
+    return pick(wild[:1])
+
+
+def rlcard_rule_eager(state: State, seat: int, legal: list[dict], rng: random.Random) -> dict | None:
+    return rlcard_rule(state, seat, legal, rng, eager=True)
+
+
+#: ``--part table``'s other seats (besides the bot levels): (a) RLCard's rule agent as its
+#: environment lets it play, (b) the same agent with a Wild Draw Four whenever it holds one
+TABLE_AGENTS = {"rule": rlcard_rule, "rule-wd4": rlcard_rule_eager}
+#: ``--opponents`` letters
+TABLE_OPPONENTS = {"a": "rule", "b": "rule-wd4", "c": "normal"}
+
+
+def _table_chunk(args: tuple) -> dict:
+    """Games [start, stop) of ``focal`` in one seat of ``seats`` (seat ``i % seats`` in
+    game i: rotated) against ``other`` in every other seat; game i is dealt by
+    ``game_seed(base_seed, i)`` whoever plays (the same deals for every condition)."""
+    focal, other, seats, preset, options, start, stop, base_seed, budget_ms, samples = args
+    stats: Counter = Counter()
+    times: list[float] = []
+    for i in range(start, stop):
+        seat = i % seats
+        levels = tuple(focal if s == seat else other for s in range(seats))
+        timer = {seat: []}
+        winners = play_engine_game(levels, game_seed(base_seed, i), budget_ms, timer, preset=preset, options=options,
+                                   max_samples=samples, stats=stats, focal=seat)
+        times.extend(timer[seat])
+        if winners is None:
+            stats["abandoned"] += 1
+            continue
+        stats["games"] += 1
+        stats["wins"] += int(list(winners) == [seat])  # (a shared win counts for no one)
+    return {"cell": (focal, other, seats), "stats": stats, "times": times}
+
+
+def part_table(args, pool) -> None:
+    """``hard`` (or the levels of ``--focal``) at tables of 3, 4, 6 seats against RLCard's
+    rule agent (a), the same agent eager with its Wild Draw Fours (b) and ``normal`` (c)."""
+    n = args.games
+    budget = args.budget_ms if args.budget_ms is not None else HARD_BUDGET_MS
+    preset = args.presets[0] if args.presets else "standard"
+    options = {"rounds": 1}
+    search = f"{args.samples} worlds per decision" if args.samples else f"a {budget:g} ms budget"
+    print(f"== Part table: {', '.join(args.focal)} in one seat (rotated) against the others filled by one agent "
+          f"({preset}, options {json.dumps(options)}, {n} games per cell, the same deals in every cell of a "
+          f"seat count, hard searching {search}, {args.procs} procs, seed {args.seed})")
+    print("   opponents: a = RLCard's uno-rule-v1 as its environment lets it play (a Wild Draw Four only when "
+          "nothing else is playable), b = the same playing a Wild Draw Four whenever it holds one, c = normal")
+    cells = [(f, TABLE_OPPONENTS[o], seats) for seats in args.seats for o in args.opponents for f in args.focal]
+    size = max(1, min(25, n // (2 * max(1, args.procs)) or 1))
+    jobs = [(f, o, seats, preset, options, s, e, args.seed, budget, args.samples)
+            for f, o, seats in cells for s, e in _chunks(n, size)]
+    t0 = time.perf_counter()
+    parts = pool.imap_unordered(_table_chunk, jobs) if pool else map(_table_chunk, jobs)
+    merged: dict[tuple, tuple[Counter, list[float]]] = {c: (Counter(), []) for c in cells}
+    for p in parts:
+        stats, times = merged[p["cell"]]
+        stats.update(p["stats"])
+        times.extend(p["times"])
+    print(f"   done in {time.perf_counter() - t0:.1f} s; load average after: "
+          f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print()
+    head = (f"{'seats':<6}{'opponents':<14}{'focal':<8}{'games':>6}{'won':>6}{'share':>8}{'95% CI':>17}"
+            f"{'parity':>8}{'x parity':>9}{'med ms':>8}{'p99 ms':>8}   Wild Draw Fours")
+    print(head)
+    print("-" * (len(head) + 60))
+    letter = {v: k for k, v in TABLE_OPPONENTS.items()}
+    for cell in cells:
+        focal, other, seats = cell
+        stats, times = merged[cell]
+        g, w = stats["games"], stats["wins"]
+        lo, hi = wilson(w, g)
+        ms = sorted(t * 1000 for t in times)
+        med = statistics.median(ms) if ms else float("nan")
+        share = w / g if g else float("nan")
+        wd4 = (f"focal challenged {stats['challenged:focal']} of {stats['faced:focal']} faced "
+               f"({stats['caught:focal']} caught); others played {stats['wd4:other']} "
+               f"({stats['bluff:other']} bluffs), focal {stats['wd4:focal']} ({stats['bluff:focal']} bluffs), "
+               f"challenged {stats['challenged:other']} ({stats['caught:other']} caught)")
+        abandoned = f" ({stats['abandoned']} abandoned)" if stats["abandoned"] else ""
+        print(f"{seats:<6}{f'({letter[other]}) {other}':<14}{focal:<8}{g:>6}{w:>6}{share:>8.1%}"
+              f"{f'[{lo:.1%}, {hi:.1%}]':>17}{1 / seats:>8.1%}{share * seats:>9.2f}{med:>8.1f}"
+              f"{percentile(ms, 99):>8.1f}   {wd4}{abandoned}")
+    print()
+    print("   share: games the focal seat won (one round); x parity: the share times the seat count; ms: the "
+          "focal seat's in-turn decisions with more than one legal action (valid budget figures only on an idle "
+          "machine and without --samples)")
+    print()
+
+
 def _rr_chunk(args: tuple) -> dict:
     """Games [start, stop) of level ``a`` against level ``b`` in ``preset``: seat s is
     played by ``(a, b)[(s + i) % 2]`` in game i (seats rotated); a win is a game only
     ``a``'s seats won."""
-    a, b, preset, options, seats, start, stop, base_seed, budget_ms = args
+    a, b, preset, options, seats, start, stop, base_seed, budget_ms, samples = args
     wins = Counter()
     games = 0
     for i in range(start, stop):
         levels = tuple((a, b)[(s + i) % 2] for s in range(seats))
-        winners = play_engine_game(levels, game_seed(base_seed, i), budget_ms, preset=preset, options=options)
+        winners = play_engine_game(levels, game_seed(base_seed, i), budget_ms, preset=preset, options=options,
+                                   max_samples=samples)
         if winners is None:
             continue
         games += 1
@@ -784,12 +996,14 @@ def part_levels(args, pool, preset: str) -> None:
         print(f"== {preset}: skipped (no seat count its options take)")
         return
     options, seats = table
+    search = f"hard searching {args.samples} worlds per decision" if args.samples else f"hard budget {budget:g} ms"
     print(f"== Part 2: round robin in our engine ({preset}, {seats} seats, options {json.dumps(options)}, {n} games "
-          f"per pairing, seats rotated, hard budget {budget:g} ms, {args.procs} procs, seed {args.seed})")
+          f"per pairing, seats rotated, {search}, {args.procs} procs, seed {args.seed})")
     levels = args.levels or LEVELS
     pairs = [(levels[i], levels[j]) for i in range(len(levels)) for j in range(i + 1, len(levels))]
     size = max(1, min(25, n // (2 * max(1, args.procs)) or 1))
-    jobs = [(a, b, preset, options, seats, s, e, args.seed, budget) for a, b in pairs for s, e in _chunks(n, size)]
+    jobs = [(a, b, preset, options, seats, s, e, args.seed, budget, args.samples)
+            for a, b in pairs for s, e in _chunks(n, size)]
     t0 = time.perf_counter()
     parts = list(pool.imap_unordered(_rr_chunk, jobs)) if pool else [_rr_chunk(j) for j in jobs]
     res: dict[tuple[str, str], list[int]] = {}  # (a, b) -> [a's wins, b's wins, games]
@@ -876,9 +1090,34 @@ def _level_list(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _int_list(text: str) -> list[int]:
+    try:
+        values = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"comma-separated seat counts (got {text!r})") from None
+    if not values or any(v < 2 or v > 10 for v in values):
+        raise argparse.ArgumentTypeError(f"seat counts from 2 to 10 (got {text!r})")
+    return values
+
+
+def _opponent_list(text: str) -> list[str]:
+    letters = [t.strip() for t in text.split(",") if t.strip()]
+    if not letters or any(t not in TABLE_OPPONENTS for t in letters):
+        raise argparse.ArgumentTypeError(f"letters of {','.join(TABLE_OPPONENTS)} (got {text!r})")
+    return list(dict.fromkeys(letters))
+
+
+def _focal_list(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names or any(t not in LEVELS for t in names):
+        raise argparse.ArgumentTypeError(f"levels of {', '.join(LEVELS)} (got {text!r})")
+    return list(dict.fromkeys(names))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("rlcard", "roundrobin", "timing", "beliefs", "all"), default="all")
+    ap.add_argument("--part", choices=("rlcard", "roundrobin", "timing", "beliefs", "table", "all"), default="all",
+                    help="which part (default all: every part but table)")
     ap.add_argument("--games", type=int, default=2000, help="games per agent vs RLCard, and per pairing in "
                     "the round robin (default 2000)")
     ap.add_argument("--rr-games", type=int, default=None, help="games per pairing in the round robin "
@@ -897,6 +1136,17 @@ def main() -> None:
     ap.add_argument("--budget-ms", type=float, default=None,
                     help=f"hard's time budget per decision (default HARD_BUDGET_MS = {HARD_BUDGET_MS:g})")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seats", type=_int_list, default=[3, 4, 6],
+                    help="the table part's seat counts, comma-separated (default 3,4,6)")
+    ap.add_argument("--opponents", type=_opponent_list, default=list(TABLE_OPPONENTS),
+                    help="the table part's other seats, comma-separated letters: a = RLCard's rule agent, b = the "
+                    "same with a Wild Draw Four whenever it holds one, c = normal (default a,b,c)")
+    ap.add_argument("--focal", type=_focal_list, default=["hard"],
+                    help="the level(s) in the table part's focal seat, comma-separated (default hard; e.g. "
+                    "hard,normal for normal in the same seat as a reference)")
+    ap.add_argument("--samples", type=int, default=None,
+                    help="the table and round robin parts: hard searches this many worlds per decision instead of "
+                    "its time budget (the same games on any machine, whatever its load)")
     ap.add_argument("--infer", action=argparse.BooleanOptionalAction, default=True,
                     help="the adapter tells hard what RLCard's rules prove about the opponent's hand "
                     "(its forced draws, its Wild Draw Fours) and hard samples under it")
@@ -909,7 +1159,7 @@ def main() -> None:
           f"load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
     pool = None
-    if args.procs > 1 and args.part in ("rlcard", "roundrobin", "beliefs", "all"):
+    if args.procs > 1 and args.part in ("rlcard", "roundrobin", "beliefs", "table", "all"):
         pool = mp.get_context("fork").Pool(args.procs)
     try:
         if args.part in ("rlcard", "all"):
@@ -920,6 +1170,8 @@ def main() -> None:
             part_timing(args)
         if args.part in ("beliefs", "all"):
             part_beliefs(args, pool)
+        if args.part == "table":
+            part_table(args, pool)
     finally:
         if pool is not None:
             pool.terminate()
