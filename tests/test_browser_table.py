@@ -24,6 +24,7 @@ from playwright.sync_api import Error as PlaywrightError
 from tests.browser_support import (  # noqa: F401 (fixtures)
     PHONE,
     Api,
+    assert_accessible,
     browser,
     browser_marks,
     new_page,
@@ -148,6 +149,7 @@ def test_ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, ne
             assert page.locator("#seats .seat-clock").count() == 0  # untimed: no countdown on anyone
             assert page.locator("#seats .seat.current[data-seat='0']").count() == 1
             shot(page, "table-phone.png")
+            assert_accessible(page, "the table on a phone, the player's turn")
         turns += 1
         while page.get_attribute("#table", "data-version") == version and click_once(page):
             wait_moved(page, version)
@@ -191,7 +193,7 @@ def test_a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker):
     page.wait_for_selector("#result #final-scores")
     final = api.get(f"/games/{gid}")
     label = labels(page, final)
-    assert label[0] == f"{name} (you)" and "1" not in label[1] or label[1].startswith("Bot 1")  # names, no seat numbers
+    assert label[0] == f"{name} (you)" and label[1].startswith("Bot 1")  # names, no seat numbers
     winners = " and ".join(label[w["seat"]] for w in final["winners"])
     assert page.inner_text("#result-title") == f"Game over: won by {winners}"
     rows = {r.get_attribute("data-seat"): r for r in page.locator("#final-scores tbody tr").all()}
@@ -200,12 +202,13 @@ def test_a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker):
         row = rows[str(p["seat"])]
         assert row.locator("td.score").inner_text() == str(p["score"])
         won = any(w["seat"] == p["seat"] for w in final["winners"])
-        assert row.locator("th").inner_text() == label[p["seat"]] + (" 🏆 won" if won else "")
+        assert row.locator("th").inner_text() == label[p["seat"]] + (" · winner" if won else "")
     assert page.title() == f"Game #{gid} · over · UNO"
     assert page.locator("#replay-link").is_visible() and page.locator("#rematch-offer").is_visible()
     no_sideways_scroll(page, "#result", "#final-scores", "#back-to-lobby")
     assert page.locator("#dock").evaluate("e => getComputedStyle(e).position") != "fixed"  # over: nothing floats
     shot(page, "end-phone.png")
+    assert_accessible(page, "the end screen on a phone")
     page.click("#back-to-lobby")
     page.wait_for_url(f"{server.url}/#/lobby")
     page.wait_for_selector(f"#my-games tr[data-game-id='{gid}']")
@@ -224,6 +227,7 @@ def test_resigning_a_running_game_hands_the_seat_to_the_autopilot(server, new_pa
     assert dialog.get_attribute("open") is not None
     assert page.evaluate("() => document.activeElement.id") == "resign-cancel"  # the safe choice first
     text = page.inner_text("#resign-text")
+    assert_accessible(page, "the resign dialog")
     assert "autopilot plays your seat to the end" in text and "cannot act in this game again" in text
     page.keyboard.press("Escape")  # changed one's mind: nothing happens, focus goes back
     assert dialog.get_attribute("open") is None
@@ -274,6 +278,7 @@ def test_a_whole_game_with_the_keyboard_only(server, new_page, worker):  # noqa:
         addEventListener('click', (e) => { if (e.detail > 0) window.mouseEvents++; }, true); }""")
     page.wait_for_selector("#table[data-status=active] #hand")
     tab_to(page, "a.closest('#hand')")  # the hand: one tab stop
+    assert_accessible(page, "the table on a desktop")
     moves = 0
     deadline = time.monotonic() + 300
     while True:

@@ -82,7 +82,7 @@ export async function viewGame(root, sc, id) {
   const chat = chatPanel(sc, id, () => state.game);
   root.classList.add("game-view");
   root.append(table, announcer, dialog, chat.element,
-    el("section", { class: "panel log-box", "aria-labelledby": "log-title" }, el("h3", { id: "log-title" }, "Recent moves"), logList));
+    el("section", { class: "panel log-box", "aria-labelledby": "log-title", tabindex: "0" }, el("h3", { id: "log-title" }, "Recent moves"), logList));
 
   // the fixed dock (phone) must not hide the end of the page: the page keeps room for it
   const dockRoom = () => root.style.setProperty("--dock-h", `${dock.offsetHeight}px`);
@@ -404,7 +404,7 @@ export async function viewGame(root, sc, id) {
         el("caption", {}, "Final scores"),
         el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Player"), el("th", { scope: "col" }, "Score"))),
         el("tbody", {}, rows.map((p) => el("tr", { dataset: { seat: p.seat }, class: won.has(p.seat) ? "winner" : "" },
-          el("th", { scope: "row" }, link(p.seat), won.has(p.seat) ? el("span", { class: "won" }, " 🏆 won") : ""),
+          el("th", { scope: "row" }, link(p.seat), won.has(p.seat) ? el("span", { class: "won" }, " · winner") : ""),
           el("td", { class: "score" }, String(p.score)))))),
       ratingChangesPanel(g),
       el("div", { class: "buttons" },
