@@ -154,7 +154,7 @@ def test_a_person_plays_a_whole_game_against_bots_in_the_page_then_replays_it(se
               for r in page.locator("#final-scores tbody tr").all()}
     assert scores == {str(p["seat"]): (
         (f"{name} (you)" if p["seat"] == 0 else f"Bot {p['seat']} ({p['bot_level']})")
-        + (" 🏆 won" if p["seat"] in winners else ""), str(p["score"])) for p in final["players"]}
+        + (" · winner" if p["seat"] in winners else ""), str(p["score"])) for p in final["players"]}
     assert sorted(shown_ids(page, "#hand .card")) == sorted(c["id"] for c in final["hand"])
 
     # the replay: step through every move
