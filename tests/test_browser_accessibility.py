@@ -30,6 +30,8 @@ import time
 
 import pytest
 
+from standing.models import RankBucket, Rating
+from standing.services import bucket_of
 import tests.browser_support
 from tests.browser_support import (  # noqa: F401 (fixtures)
     PHONE,
@@ -78,6 +80,18 @@ def my_turn(gid: int, api: Api, limit: float = 60) -> dict:
         assert time.monotonic() < deadline, f"game {gid}: the player's turn did not come"
         time.sleep(0.1)
     return view
+
+
+def ranked(pool: str, players, start: float = 30.0) -> None:
+    """Established ratings in ``pool`` for ``players`` (best first), counted in their rank
+    buckets as rating a game counts them (the board then ranks them)."""
+    for i, player in enumerate(players):
+        mu, sigma = start - i, 2.5
+        ordinal = mu - 3 * sigma
+        Rating.objects.create(pool=pool, player=player, mu=mu, sigma=sigma, ordinal=ordinal,
+                              bucket=bucket_of(ordinal), games=12 + i, wins=6, established=True)
+        bucket, _ = RankBucket.objects.get_or_create(pool=pool, bucket=bucket_of(ordinal))
+        RankBucket.objects.filter(pk=bucket.pk).update(count=bucket.count + 1)
 
 
 def small_targets(page) -> list[str]:
@@ -156,8 +170,11 @@ class Screens:
 
 @requires_redis
 @pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
-def test_every_screen_passes_axe_and_fits_the_phone(server, new_page, worker, viewport):  # noqa: F811
+def test_every_screen_passes_axe_and_fits_the_phone(server, new_page, worker, viewport, django_user_model):  # noqa: F811
     worker.start()
+    # a leaderboard with players on it (long names too)
+    ranked("standard", [django_user_model.objects.create_user(username=u, password="x" * 12) for u in (
+        "ann", "bo", "carmen_the_card_shark", "dmitri", "eve_plays_at_night", "farah", "gus", "hanna_from_the_club")])
     name, api = register(server)
     other_name, other = register(server)
     # a finished rated game of the two (its replay, its end, their profiles and the board)
@@ -206,8 +223,8 @@ def test_every_screen_passes_axe_and_fits_the_phone(server, new_page, worker, vi
     page.wait_for_selector(f"#profile[data-username='{other_name}'] #profile-last-games")
     screens.check("profile")
 
-    page.goto(f"{server.url}/#/leaderboard/standard/me")
-    page.wait_for_selector("#leaderboard[data-loaded=true]")
+    page.goto(f"{server.url}/#/leaderboard/standard")
+    page.wait_for_selector("#leaderboard[data-loaded=true] #leaderboard-table tbody tr[data-username=hanna_from_the_club]")
     screens.check("leaderboard")
 
     assert screens.checked == ["signin", "signin-error", "lobby", "table", "replay", "end", "profile", "leaderboard"]
