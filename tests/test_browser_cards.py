@@ -27,6 +27,7 @@ import re
 import pytest
 
 from games import engine
+from games.engine.actions import ACTION_TYPES
 from games.engine.events import EVENT_TYPES
 from tests.browser_support import (  # noqa: F401 (fixtures)
     Api,
@@ -127,10 +128,15 @@ def engine_game(preset: str, options: dict, seats: int, seed: int, max_moves: in
     moves = [{"seq": 1, "round": state.round, "seat": 0, "action": {"type": "start"},
               "events": [engine.public_event(e) for e in events], "by": "player"}]
     deck = engine.build_rules(state.config).deck
+    decisions: list[dict] = []
 
     def record(seat, action, events, by="player", move_round=None):
         moves.append({"seq": len(moves) + 1, "round": move_round, "seat": seat, "action": action,
                       "events": [engine.public_event(e) for e in events], "by": by})
+        if state.status != engine.FINISHED:  # what the game waits for after it, and who may do what
+            view = engine.view(state)
+            decisions.append({"pending": view["pending"], "legal": [
+                (s, a) for s in range(seats) for a in engine.legal_actions(state, s)]})
 
     while state.status != engine.FINISHED and len(moves) < max_moves:
         move_round = state.round
@@ -160,7 +166,8 @@ def engine_game(preset: str, options: dict, seats: int, seed: int, max_moves: in
     players = [{"seat": 0, "username": "ann", "is_bot": False, "bot_level": None},
                *({"seat": s, "username": None, "is_bot": True, "bot_level": "hard"} for s in range(1, seats - 1)),
                {"seat": seats - 1, "username": "bob", "is_bot": False, "bot_level": None}]
-    game = {"ruleset": preset, "options": dict(state.config.options), "seat": 0, "players": players}
+    game = {"ruleset": preset, "options": dict(state.config.options), "seat": 0, "players": players,
+            "decisions": decisions}
     return game, moves
 
 
@@ -191,6 +198,57 @@ def test_every_event_type_the_engine_emits_reads_as_a_sentence(server, new_page)
     missing = sorted(set(EVENT_TYPES) - set(seen))
     assert not missing, f"event types never seen in the games played (play more or other options): {missing}"
     print("\n".join(f"{k}: {v[:160]}" for k, v in sorted(seen.items())))
+
+
+ACTION_LABELS = {  # what a button says for each legal action that names no card
+    "draw": r"Draw (a card|\d+ cards)", "pass": r"Pass|Accept the Skip", "call_uno": r"Call UNO!",
+    "catch_uno": r"Catch (ann|bob|Bot \d \(hard\)) without UNO", "challenge": r"Challenge the Wild Draw Four",
+    "choose_color": r"Name (red|yellow|green|blue)", "end_turn": r"End the turn", "buzz": r"Buzz!",
+    "draft_keep": r"Keep the drawn card", "draft_discard": r"Put it under the pile and draw another",
+}
+
+
+def test_every_decision_and_action_reads_in_words(server, new_page):
+    """What the game waits for (every decision type of the engine as `pending`) and every legal
+    action's button (a card's choices too), from the engine's games."""
+    page = page_with_cards(server, new_page)
+    pending_seen: dict[str, str] = {}
+    actions_seen: set[str] = set()
+    for round_ in range(4):
+        for preset, options, seats in CONFIGS:
+            game, _ = engine_game(preset, options, seats, seed=8000 + 31 * round_)
+            said = page.evaluate("""(game) => {
+                const c = window.cards;
+                const n = c.seatNamer(game);
+                return game.decisions.map((d) => ({
+                    pending: d.pending && c.describePending(d.pending, n),
+                    // each seat's buttons as that seat sees them
+                    labels: d.legal.map(([seat, a]) => [a.type, a.card === undefined
+                        ? c.actionLabel(a, c.seatNamer({...game, seat}), {pending: d.pending})
+                        : c.choiceLabel(a, c.seatNamer({...game, seat}))]),
+                }));
+            }""", game)
+            for decision, out in zip(game["decisions"], said):
+                p = decision["pending"]
+                if p:
+                    text = out["pending"]
+                    assert not text.lower().startswith(p["type"].replace("_", " ")), (text, p)
+                    check_sentence(text, p, ("bob",))
+                    if p.get("seat") == 0 and p["type"] != "buzz":
+                        assert text.startswith("You "), (text, p)
+                    pending_seen.setdefault(p["type"], text)
+                for (kind, label), (_, action) in zip(out["labels"], decision["legal"]):
+                    actions_seen.add(kind)
+                    if "card" in action:
+                        assert re.fullmatch(r"(Play it( at (ann|bob|Bot \d \(hard\)))?( and name \w+| and call UNO|, name \w+ and call UNO)?)"
+                                            r"|Set it aside face down", label), (label, action)
+                    else:
+                        assert re.fullmatch(ACTION_LABELS[kind], label), (label, action)
+    missing = sorted(set(engine.DECISIONS) - set(pending_seen))
+    assert not missing, f"decision types never seen as pending: {missing}"
+    playable = {name for name, kind in ACTION_TYPES.items() if not kind.system}
+    assert actions_seen == playable, sorted(playable ^ actions_seen)
+    print("\n".join(f"{k}: {v}" for k, v in sorted(pending_seen.items())))
 
 
 def test_decktet_uno_scoring_is_explained_as_rules_count_it(server, new_page):

@@ -440,19 +440,19 @@ export function describePending(p, names) {
   switch (p.type) {
     case "penalty":
       return sentence(`${does(names, s, "must", "must")} draw ${plural(p.amount, "card")}${p.challengeable ? " or challenge" : ""}`, names);
-    case "choose_color": return sentence(`${does(names, s, "names", "name")} a colour`, names);
+    case "choose_color": return sentence(`${does(names, s, "must", "must")} name a colour`, names);
     case "play_drawn": return sentence(`${does(names, s, "may", "may")} play the card just drawn`, names);
     case "buzz": {
       const owing = p.owed_by || [];
-      return owing.length ? sentence(`${doAll(names, owing, "has", "have")} still to buzz`, names) : "Everyone must buzz!";
+      return owing.length ? sentence(`${seatList(names, owing)} must still buzz`, names) : "Everyone must buzz!";
     }
     case "draft": return sentence(p.must_keep ? `${does(names, s, "must", "must")} keep the drawn card`
-      : `${does(names, s, "keeps", "keep")} the drawn card or ${verb(names, s, "puts", "put")} it under the pile`, names);
+      : `${does(names, s, "may", "may")} keep the drawn card, or put it under the pile and draw another`, names);
     case "skip": return sentence(`${is(names, s)} skipped unless ${isYou(names, s) ? "you send" : "they send"} it back with a Renvoi`, names);
     case "deflected":
       return sentence(`${does(names, s, "must", "must")} take the ${rankName(p.kind)}${p.amount ? ` (${plural(p.amount, "card")})` : ""} or send it back`, names);
     case "sequence": return sentence(`${does(names, s, "may", "may")} play on ${p.rule === "straights" ? "the straight" : "the sequence"} or end the turn`, names);
-    case "replay": return sentence(`${does(names, s, "plays", "play")} again (a Replay)`, names);
+    case "replay": return sentence(`${does(names, s, "plays", "play")} again after the Replay`, names);
     case "duo_reverse":
       return sentence(`${does(names, s, "may", "may")} play another ${p.color ? `${p.color} ` : ""}card${p.opening ? ", draw" : ""} or end the turn`, names);
     default: return sentence(`${words(p.type)}${s !== undefined ? `: ${names(s)}` : ""}`, names);
