@@ -362,7 +362,7 @@ def test_quick_play_on_a_phone_waiting_cancelled_then_matched(server, new_page):
 
     ask(pa)
     pa.wait_for_selector("#quickplay-waiting")
-    assert "house" in pa.inner_text("#quickplay-waiting")
+    assert "House rules" in pa.inner_text("#quickplay-waiting")  # the preset by its title
     no_sideways_scroll(pa, "#quickplay-waiting", "#quickplay-cancel")
     shot(pa, "quickplay-phone.png")
     qid = int(pa.get_attribute("#quickplay-waiting", "data-quickplay"))

@@ -122,6 +122,7 @@ def test_a_rated_game_against_a_bot_shows_the_change_then_the_profile_and_the_le
     page.select_option("#create-ruleset", "standard")
     page.select_option(".bot-level", "random")
     page.check("#create-rated")
+    page.uncheck("#create-start-when-full")  # a table that waits for its creator's Start
     page.click("#create-options-box summary")
     page.fill("#opt-target_score", "20")
     page.click("#create-submit")

@@ -5,6 +5,7 @@
 
 import { api, newKey, session } from "./api.js";
 import { countdown } from "./cards.js";
+import { optionText, presetTitle, turnText } from "./rulesets.js";
 import { commaList, playerLink } from "./standing.js";
 import { el, hideError, notice, showError } from "./ui.js";
 
@@ -37,19 +38,15 @@ const same = (a, b) => (a || "").toLowerCase() === (b || "").toLowerCase();
 const me = (name) => same(name, session.username);
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
-export function turnText(seconds) {
-  if (!seconds) return "no time limit";
-  if (seconds % 86400 === 0) return `${plural(seconds / 86400, "day")} per turn`;
-  if (seconds % 3600 === 0) return `${plural(seconds / 3600, "hour")} per turn`;
-  return `${seconds} s per turn`;
-}
+export { turnText };
 
-/** A challenge's game in words: "standard · 2 seats · 1 bot (easy) · 30 s per turn · rated". */
+/** A game's settings in words (presets by title, options by label once the rulesets are
+ * loaded): "Standard UNO · 2 seats · 1 bot (easy) · 30 seconds per turn · rated". */
 export function settingsText(c) {
-  const parts = [c.ruleset, plural(c.max_players, "seat")];
+  const parts = [presetTitle(c.ruleset), plural(c.max_players, "seat")];
   if (c.bots && c.bots.length) parts.push(`${plural(c.bots.length, "bot")} (${c.bots.map((b) => b.level).join(", ")})`);
   parts.push(turnText(c.turn_seconds), c.rated ? "rated" : "casual");
-  const options = Object.entries(c.options || {}).map(([k, v]) => `${k.replace(/_/g, " ")} ${JSON.stringify(v)}`);
+  const options = Object.entries(c.options || {}).map(([k, v]) => optionText(k, v));
   if (options.length) parts.push(options.join(", "));
   return parts.join(" · ");
 }
@@ -190,7 +187,7 @@ export function challengesPanel(sc) {
   };
   const onFeed = (name, data) => {
     if (!data) return;
-    if (name === "challenge") notice(`${data.from} challenges you (${data.ruleset}).`);
+    if (name === "challenge") notice(`${data.from} challenges you (${presetTitle(data.ruleset)}).`);
     if (name === "challenge_declined") notice(`${data.by} declined your challenge: ${DECLINE_REASONS[data.reason] || data.reason}.`);
     if (name === "challenge_accepted" && data.game) {
       goToGame(data.game, `${data.by} accepted: game #${data.game} starts.`);
@@ -259,18 +256,18 @@ export function quickPlayPanel(sc, rulesets, levels) {
   const botsAfter = el("input", { id: "qp-bots-after", type: "number", min: 0, max: 3600, value: 20, "aria-label": "Seconds before bots" });
   const form = el("form", { id: "quickplay-form" },
     el("div", { class: "choices", role: "group", "aria-label": "Presets" }, el("span", { class: "label" }, "Presets"),
-      rulesets.map((r) => check("qp-ruleset", r, r, r === "standard"))),
+      rulesets.map((r) => check("qp-ruleset", r, presetTitle(r), r === "standard"))),
     el("div", { class: "choices", role: "group", "aria-label": "Seats" }, el("span", { class: "label" }, "Seats"),
       [2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => check("qp-seats", n, n, n === 2))),
     el("div", { class: "row" },
       el("label", { for: "qp-speed" }, "Speed", el("select", { id: "qp-speed" },
-        el("option", { value: "realtime" }, "real time (30 s a turn)"),
+        el("option", { value: "realtime" }, "real time (30 seconds a turn)"),
         el("option", { value: "correspondence" }, "correspondence (a day a turn)"),
         el("option", { value: "both" }, "either"))),
       el("label", { for: "qp-rated", class: "check" }, el("input", { id: "qp-rated", type: "checkbox" }), "rated")),
     el("div", { class: "row bots-after" },
       el("label", { for: "qp-bots", class: "check" }, el("input", { id: "qp-bots", type: "checkbox" }), "bots may fill the table after"),
-      botsAfter, el("span", {}, "s,"),
+      botsAfter, el("span", {}, "seconds,"),
       el("select", { id: "qp-bots-level", "aria-label": "Bot level" },
         levels.map((lv) => el("option", { value: lv, selected: lv === "easy" }, lv)))),
     el("button", { type: "submit", id: "quickplay-submit", class: "primary" }, "Find a game"));
@@ -294,7 +291,7 @@ export function quickPlayPanel(sc, rulesets, levels) {
     element.replaceChildren(el("h2", {}, "Quick play"),
       el("div", { id: "quickplay-waiting", class: "waiting-note", dataset: { quickplay: waiting.id } },
         el("span", { class: "spinner", "aria-hidden": "true" }),
-        el("span", {}, `Looking for a table (${waiting.rulesets.join(" or ")}, ${waiting.seats.join(" or ")} seats)… `), since,
+        el("span", {}, `Looking for a table (${waiting.rulesets.map(presetTitle).join(" or ")}, ${waiting.seats.join(" or ")} players)… `), since,
         waiting.bots_at ? el("span", { class: "hint" }, ` · bots from ${new Date(waiting.bots_at).toLocaleTimeString()}`) : "",
         el("button", { type: "button", id: "quickplay-cancel", onclick: cancel }, "Cancel")));
   };
