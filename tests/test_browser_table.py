@@ -279,6 +279,7 @@ def test_a_whole_game_with_the_keyboard_only(server, new_page, worker):  # noqa:
     page.wait_for_selector("#table[data-status=active] #hand")
     tab_to(page, "a.closest('#hand')")  # the hand: one tab stop
     assert_accessible(page, "the table on a desktop")
+    shot(page, "table-desktop.png")
     moves = 0
     deadline = time.monotonic() + 300
     while True:
@@ -379,3 +380,22 @@ def test_the_hand_sorted_as_the_player_chose_and_the_tab_title(server, new_page,
     worker.start()  # the bot plays: the player's turn comes, and the title says so
     page.wait_for_function("() => document.title.startsWith('Your turn · ')", timeout=60000)
     assert page.locator("#announce").inner_text().strip().endswith("Your turn.")
+
+
+# --- a table that starts by itself --------------------------------------------------------
+def test_a_table_created_to_start_when_full_says_so_and_starts_itself(server, new_page, worker):  # noqa: F811
+    worker.start()
+    name, api = register(server)
+    gid = api.post("/games", {"ruleset": "standard", "max_players": 3, "bots": [{"level": "easy"}],
+                              "start_when_full": True, "options": {"rounds": 1}}, status=201)["id"]
+    page = new_page(viewport=PHONE)
+    signed_in(page, server, name, api.token, f"#/game/{gid}")
+    page.wait_for_selector("#table[data-status=waiting] #starts-itself")
+    assert page.inner_text("#starts-itself") == "The game starts by itself when the table is full."
+    assert page.locator("#start").count() == 0  # nothing to ask of its creator
+    assert page.locator(".waiting-seats li.free").count() == 1
+    _, other = register(server)
+    other.post(f"/games/{gid}/join")  # the last seat: the game starts, and the page follows it live
+    page.wait_for_selector("#table[data-status=active] #hand")
+    assert api.get(f"/games/{gid}")["status"] == "active"
+    assert page.locator("#resign").is_visible()
