@@ -175,7 +175,8 @@ def test_a_rated_game_against_a_bot_shows_the_change_then_the_profile_and_the_le
     assert row.locator("td.rank").inner_text() == "provisional"
     won = 1 if winner == 0 else 0
     assert page.inner_text("#profile-totals") == f"1 game played, {won} won"
-    assert page.locator("#profile-games tr[data-ruleset=standard] td").all_inner_texts() == ["standard", "1", str(won)]
+    titles = {p["name"]: p["title"] for p in api.get("/rulesets")["results"]}  # presets by their titles
+    assert page.locator("#profile-games tr[data-ruleset=standard] td").all_inner_texts() == [titles["standard"], "1", str(won)]
     listed = page.locator(f"#last-games tr[data-game-id='{gid}']")
     assert listed.locator("td.result").inner_text() == ("won" if won else "lost")
     assert listed.locator("td.rating-change").inner_text() == signed(mine["change"])
@@ -273,7 +274,8 @@ def test_the_leaderboard_pages_on_and_shows_a_ranked_player_around_their_rank(se
     page.wait_for_selector("#leaderboard[data-view=me][data-loaded=true]")
     page.select_option("#leaderboard-ruleset", "duo")
     page.wait_for_selector("#leaderboard[data-ruleset=duo][data-view=me][data-loaded=true]")
-    assert "no rating in duo" in page.inner_text("#my-position")
+    duo = next(p["title"] for p in api.get("/rulesets")["results"] if p["name"] == "duo")
+    assert f"no rating in {duo}" in page.inner_text("#my-position")
     no_error(page)
     # an unknown preset in the address: the API's problem
     page.goto(f"{server.url}/#/leaderboard/nothing")

@@ -3,6 +3,7 @@
 import { allPages, api } from "./api.js";
 import { cardEl, cardName, describeMove, seatNamer } from "./cards.js";
 import { buildTimeline } from "./replay.js";
+import { loadRulesets, presetTitle } from "./rulesets.js";
 import { commaList, seatLinker } from "./standing.js";
 import { el, scrollBox } from "./ui.js";
 
@@ -25,6 +26,7 @@ export async function viewReplay(root, sc, id) {
   const [moves, scores] = await Promise.all([
     allPages(`/api/v1/games/${id}/moves`),
     api("GET", `/api/v1/games/${id}/scores`).then((r) => r.data),
+    loadRulesets(),
   ]);
   if (!sc.alive()) return;
   const { steps } = buildTimeline(game, moves);
@@ -48,7 +50,7 @@ export async function viewReplay(root, sc, id) {
   const hands = el("div", { id: "replay-hands", class: "replay-hands" });
   root.append(el("section", { id: "replay", class: "replay", dataset: { moves: last }, "aria-labelledby": "replay-title" },
     el("header", { class: "table-head" }, el("h2", { id: "replay-title" }, `Replay of game #${id}`,
-      el("span", { class: "preset" }, words(game.ruleset))),
+      el("span", { class: "preset" }, presetTitle(game.ruleset))),
     el("span", { class: "meta" }, `${last} moves`), el("a", { href: `#/game/${id}` }, "Back to the table")),
     el("div", { class: "controls", role: "group", "aria-label": "Step through the moves" },
       el("label", { for: "replay-slider", class: "slider" }, el("span", { class: "word" }, "Move"), slider),

@@ -5,6 +5,7 @@
 
 import { api, session } from "./api.js";
 import { seatNamer } from "./cards.js";
+import { loadRulesets, presetTitle } from "./rulesets.js";
 import { el, hideError, scrollBox, showError } from "./ui.js";
 
 const same = (a, b) => (a || "").toLowerCase() === (b || "").toLowerCase();
@@ -91,7 +92,7 @@ const uncertaintyCell = (r) => el("td", {
 
 function ratingRows(ratings) {
   return ratings.map((r) => el("tr", { dataset: { ruleset: r.ruleset, provisional: r.provisional ? "true" : "false" } },
-    el("td", {}, el("a", { href: `#/leaderboard/${r.ruleset}` }, r.ruleset)),
+    el("td", {}, el("a", { href: `#/leaderboard/${r.ruleset}` }, presetTitle(r.ruleset))),
     el("td", { class: "rating" }, fixed(r.rating)),
     uncertaintyCell(r),
     el("td", {}, r.games), el("td", { class: "wins" }, r.wins),
@@ -119,7 +120,7 @@ function gameRows(games) {
   return games.map((g) => el("tr", { dataset: { gameId: g.id, status: g.status } },
     el("td", {}, el("a", { class: g.status === "finished" ? "replay" : "table", href: `#/${g.status === "finished" ? "replay" : "game"}/${g.id}` },
       `#${g.id}`)),
-    el("td", {}, g.ruleset, g.rated ? el("span", { class: "badge rated" }, "rated") : ""),
+    el("td", {}, presetTitle(g.ruleset), g.rated ? el("span", { class: "badge rated" }, "rated") : ""),
     el("td", {}, day(g.finished_at || g.created_at)),
     el("td", {}, seatsText(g.seats)),
     el("td", { class: "result" }, g.result ? String(g.result).replace(/_/g, " ") : g.status),
@@ -128,7 +129,7 @@ function gameRows(games) {
 
 /** `#/player/NAME`: a player's (or a bot level's) profile. */
 export async function viewProfile(root, sc, username) {
-  const { data: p } = await api("GET", `/api/v1/players/${encodeURIComponent(username)}`);
+  const [{ data: p }] = await Promise.all([api("GET", `/api/v1/players/${encodeURIComponent(username)}`), loadRulesets()]);
   if (!sc.alive()) return;
   const mine = !p.is_bot && same(p.username, session.username);
   const games = p.games || { played: 0, won: 0, by_ruleset: [] };
@@ -146,7 +147,7 @@ export async function viewProfile(root, sc, username) {
     (games.by_ruleset || []).length ? scrollBox("Games by preset", el("table", { class: "games" },
       el("thead", {}, el("tr", {}, ["Preset", "Played", "Won"].map((t) => el("th", {}, t)))),
       el("tbody", {}, games.by_ruleset.map((r) => el("tr", { dataset: { ruleset: r.ruleset } },
-        el("td", {}, r.ruleset), el("td", {}, r.played), el("td", {}, r.won)))))) : "");
+        el("td", {}, presetTitle(r.ruleset)), el("td", {}, r.played), el("td", {}, r.won)))))) : "");
 
   const rated = el("section", { id: "profile-ratings", class: "panel" },
     el("h3", {}, "Ratings"),
@@ -219,8 +220,11 @@ function entryRow(e) {
  * (`?around=me`), provisional or not.
  */
 export async function viewLeaderboard(root, sc, ruleset, aroundMe, rulesets) {
-  const pick = el("select", { id: "leaderboard-ruleset", "aria-label": "Preset" },
-    (rulesets.includes(ruleset) ? rulesets : [ruleset, ...rulesets]).map((r) => el("option", { value: r, selected: r === ruleset }, r)));
+  await loadRulesets();
+  if (!sc.alive()) return;
+  const title = presetTitle(ruleset);
+  const pick = el("select", { id: "leaderboard-ruleset", "aria-label": "Game" },
+    (rulesets.includes(ruleset) ? rulesets : [ruleset, ...rulesets]).map((r) => el("option", { value: r, selected: r === ruleset }, presetTitle(r))));
   pick.addEventListener("change", () => { location.hash = `#/leaderboard/${pick.value}${aroundMe ? "/me" : ""}`; });
   const tabs = el("div", { class: "buttons" },
     el("a", { id: "leaderboard-top", class: `button${aroundMe ? "" : " current"}`, href: `#/leaderboard/${ruleset}` }, "Top"),
@@ -241,7 +245,7 @@ export async function viewLeaderboard(root, sc, ruleset, aroundMe, rulesets) {
 
   const showMe = (me) => {
     if (!me) {
-      mineBox.replaceChildren(el("p", { class: "empty" }, `You have no rating in ${ruleset} yet: play a rated game.`));
+      mineBox.replaceChildren(el("p", { class: "empty" }, `You have no rating in ${title} yet: play a rated game.`));
       return;
     }
     mineBox.dataset.rank = me.rank ?? "";
@@ -271,7 +275,7 @@ export async function viewLeaderboard(root, sc, ruleset, aroundMe, rulesets) {
       : "");
     if (!body.children.length) {
       table.replaceChildren(el("p", { class: "empty" }, aroundMe ? "Nobody ranked around you: see the top of the board."
-        : `Nobody is ranked in ${ruleset} yet.`));
+        : `Nobody is ranked in ${title} yet.`));
     }
     section.dataset.loaded = "true";
   };
