@@ -348,10 +348,14 @@ function clause(e, names, ctx = {}) {
       return `${seatList(names, e.seats)} ${(e.seats || []).length === 1 ? verb(names, e.seats[0], "is", "are") : "are"} out of the game`;
     case "face_down": return `${does(names, s, "sets", "set")} a card aside face down`;
     case "face_down_placed": {
-      const why = e.points >= 0 ? scoringWhy(e.card, ctx.top) : null;
-      return `${whose(names, s)} face-down card, ${aCard(e.card)}, is placed: ${e.points >= 0
-        ? `${e.points ? `${plural(e.points, "point")}` : "nothing"} for ${isYou(names, s) ? "you" : names(s)}${why ? ` (${why})` : ""}`
-        : `no suit shared${ctx.top ? ` with the ${ctx.top.name || cardName(ctx.top)}` : ""}, ${isYou(names, s) ? "you lose" : `${names(s)} loses`} ${plural(-e.points, "point")}`}`;
+      const on = ctx.top ? ` on the ${ctx.top.name || cardName(ctx.top)}` : "";
+      const scorer = isYou(names, s) ? "you" : names(s);
+      if (e.points < 0) {
+        return `${whose(names, s)} face-down card, ${aCard(e.card)}, is placed${on}: no suit shared, ${scorer} ${verb(names, s, "loses", "lose")} ${plural(-e.points, "point")}`;
+      }
+      const shared = ctx.top && isDecktet(ctx.top) ? e.card.suits.filter((x) => ctx.top.suits.includes(x)) : [];
+      const why = shared.length ? ` (${plural(ctx.top.suits.length, "suit")} × ${shared.length} shared: ${listWords(shared)})` : "";
+      return `${whose(names, s)} face-down card, ${aCard(e.card)}, is placed${on}: ${scorer} ${verb(names, s, "scores", "score")} ${e.points ? plural(e.points, "point") : "nothing"}${why}`;
     }
     case "misplay":
       return `${does(names, s, "tries", "try")} to jump in with a card that does not match: ${plural(e.points, "penalty point")}`;
@@ -361,6 +365,7 @@ function clause(e, names, ctx = {}) {
     case "expired": return `${whose(names, s)} time to answer ran out`;
     case "round_ended": {
       const pts = e.points || [];
+      if (ctx.decktet) return `every hand is empty; final points: ${pts.map((p, i) => `${names(i)} ${p}`).join(", ")}`;
       const others = pts.some((p, i) => p && i !== e.winner);
       const head = `${does(names, e.winner, "wins", "win")} round ${e.round}${e.blocked ? " (nobody could play)" : ""}`;
       if (others) return `${head}; points this round: ${pts.map((p, i) => `${names(i)} ${p}`).join(", ")}`;
@@ -393,9 +398,11 @@ export function describeEvent(e, names, ctx = {}) {
  */
 export function describeMove(move, names, ctx = {}) {
   let top = ctx.top || null;
+  // a Decktet-Uno move (its one round ends with the game: no "wins round 1")
+  const decktet = (move.events || []).some((e) => isDecktet(e.card));
   const parts = [];
   for (const e of move.events || []) {
-    parts.push(clause(e, names, { top }) ?? unknownEvent(e).toLowerCase());
+    parts.push(clause(e, names, { top, decktet }) ?? unknownEvent(e).toLowerCase());
     if (PILE_EVENTS.has(e.type)) top = e.card;
   }
   if (!parts.length) {
