@@ -287,6 +287,10 @@ def test_decktet_uno_scoring_is_explained_as_rules_count_it(server, new_page):
             if e["type"] in ("play", "first_card", "face_down_placed"):
                 top = e["card"]
     assert checked >= 10 and checked_aside >= 1, (checked, checked_aside)
+    # the end: every hand empty, the final points by name (one round: no "wins round 1")
+    end = next(e for e in moves[-1]["events"] if e["type"] == "round_ended")
+    final = ", ".join(f"{who} {points}" for who, points in zip(["you", "Bot 1 (hard)", "bob"], end["points"]))
+    assert f"; every hand is empty; final points: {final}; game over: " in said[-1]["move"], said[-1]["move"]
 
 
 # --- games played through the API -------------------------------------------------------------
