@@ -2,9 +2,9 @@
 driven by Playwright against a real gunicorn and a real Celery worker (the bot's moves).
 
 For each viewport (a 390 x 844 phone, a 1280 x 800 desktop) and each screen: the sign-in
-page, the lobby, the table of a running 2-seat game against a bot at the player's turn, the
-replay of a finished game, the end of a game (a finished game's table), a profile and a
-leaderboard:
+page (and its error), the lobby, the table of a running 2-seat game against a bot at the
+player's turn, a table waiting for players, another player's open challenge, the replay of a
+finished game, the end of a game (a finished game's table), a profile and a leaderboard:
 
 - axe-core (npm, tests/a11y; injected into the page, WCAG 2.0-2.2 A and AA rules) finds no
   serious or critical violation;
@@ -209,6 +209,18 @@ def test_every_screen_passes_axe_and_fits_the_phone(server, new_page, worker, vi
     page.wait_for_selector(f"#table[data-status=active][data-version='{turn['version']}'] #actions button")
     screens.check("table")
 
+    # a table waiting for players, and another player's open challenge
+    waiting = api.post("/games", {"ruleset": "house", "max_players": 4, "start_when_full": False}, status=201)["id"]
+    page.goto(f"{server.url}/#/game/{waiting}")
+    page.wait_for_selector("#table[data-status=waiting]")
+    screens.check("waiting")
+
+    challenge = other.post("/challenges", {"ruleset": "standard", "max_players": 3}, status=201)
+    token = challenge["url"].rstrip("/").rsplit("/", 1)[1]
+    page.goto(f"{server.url}/#/challenge/{token}")
+    page.wait_for_selector("#open-challenge #take-seat")
+    screens.check("challenge")
+
     page.goto(f"{server.url}/#/replay/{finished}")
     page.wait_for_selector("#replay[data-at='1'] #replay-scores")
     page.click("#replay-next")
@@ -227,7 +239,7 @@ def test_every_screen_passes_axe_and_fits_the_phone(server, new_page, worker, vi
     page.wait_for_selector("#leaderboard[data-loaded=true] #leaderboard-table tbody tr[data-username=hanna_from_the_club]")
     screens.check("leaderboard")
 
-    assert screens.checked == ["signin", "signin-error", "lobby", "table", "replay", "end", "profile", "leaderboard"]
+    assert screens.checked == ["signin", "signin-error", "lobby", "table", "waiting", "challenge", "replay", "end", "profile", "leaderboard"]
     screens.assert_none()
 
 
