@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
 
 import pytest
 
@@ -34,6 +35,7 @@ from standing.models import RankBucket, Rating
 from standing.services import bucket_of
 import tests.browser_support
 from tests.browser_support import (  # noqa: F401 (fixtures)
+    PASSWORD,
     PHONE,
     Api,
     axe_report,
@@ -319,3 +321,30 @@ def test_without_axe_core_the_checks_fail_saying_how_to_install_it(monkeypatch, 
     monkeypatch.setattr(tests.browser_support, "AXE", tmp_path / "axe.min.js")
     with pytest.raises(pytest.fail.Exception, match=r"npm ci --prefix tests/a11y"):
         axe_violations(page=None)
+
+
+def test_a_new_player_registers_with_the_keyboard_alone(server, new_page):  # noqa: F811
+    page = new_page(viewport=SMALL_PHONE)
+    page.goto(f"{server.url}/")
+    page.wait_for_selector("#signin-form")
+    assert page.title() == "Sign in · UNO"
+    # the tab order: the skip link, the navigation, then the forms in reading order
+    order = []
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        order.append(page.evaluate("() => document.activeElement.id || document.activeElement.textContent.trim()"))
+    assert order[:5] == ["skip-link", "UNO", "nav-lobby", "nav-leaderboard", "nav-help"], order
+    fields = ["signin-username", "signin-password", "signin-submit", "register-username", "register-password", "register-submit"]
+    assert [x for x in order if x in fields] == fields, order
+    # back to the registration's username, by the keyboard; type, Tab, type, Enter
+    while page.evaluate("() => document.activeElement.id") != "register-username":
+        page.keyboard.press("Shift+Tab")
+    name = f"key{uuid.uuid4().hex[:10]}"
+    page.keyboard.type(name)
+    page.keyboard.press("Tab")
+    page.keyboard.type(PASSWORD)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#challenges h2")
+    assert page.inner_text("#whoami") == f"Signed in as {name}"
+    assert page.title() == "Lobby · UNO"
+    assert page.evaluate("() => document.activeElement.id") == "main"  # the new screen's content

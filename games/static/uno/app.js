@@ -23,6 +23,7 @@ setInterval(() => {
 // --- routing --------------------------------------------------------------------------
 let routeId = 0;
 let teardown = [];
+let shown = false; // a screen was shown (a redirect on the way in is no move to a new screen)
 
 /** The current view's scope: `alive()` until the route changes; `later(fn)` runs fn then. */
 function scope() {
@@ -75,7 +76,8 @@ async function route(event) {
   const root = el("div", { class: "view" });
   main().replaceChildren(root);
   // a new screen: the keyboard and the screen reader start at its content (not on a load)
-  if (event && !main().contains(document.activeElement)) main().focus({ preventScroll: true });
+  if (event && shown && !main().contains(document.activeElement)) main().focus({ preventScroll: true });
+  shown = true;
   const sc = scope();
   try {
     await view(root, sc, match);
