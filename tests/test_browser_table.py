@@ -339,7 +339,7 @@ def test_the_hand_sorted_as_the_player_chose_and_the_tab_title(server, new_page,
     name, api = register(server)
     gid = game_against_bots(api, "standard", 1, turn_seconds=600)
     view = api.get(f"/games/{gid}")
-    page = new_page()
+    page = new_page(permissions=("notifications",))
     signed_in(page, server, name, api.token, f"#/game/{gid}")
     page.wait_for_selector("#table[data-status=active] #hand")
     assert sorted(hand_order(page)) == sorted((c["color"] or "", c["rank"]) for c in view["hand"])
@@ -377,9 +377,23 @@ def test_the_hand_sorted_as_the_player_chose_and_the_tab_title(server, new_page,
         view = api.get(f"/games/{gid}")
     page.wait_for_function("t => document.title === t", arg=f"Game #{gid} · UNO")
     assert page.locator("#seats .seat[data-seat='1'] .seat-clock").count() == 1  # a timed game: the bot's turn's time
+    # notifications switched on (the permission is granted), the page hidden: the browser's
+    # Notification is watched (a spy records what the page shows); less motion asked for
+    page.click("#table-settings summary")
+    page.check("#setting-notify")
+    assert page.is_checked("#setting-notify")
+    page.evaluate("""() => { window.shown = []; const Real = window.Notification;
+        window.Notification = class { constructor(title, options) { window.shown.push([title, options.body]); }
+            static get permission() { return Real.permission; } close() {} };
+        Object.defineProperty(document, 'hidden', { configurable: true, get: () => true }); }""")
+    page.emulate_media(reduced_motion="reduce")
     worker.start()  # the bot plays: the player's turn comes, and the title says so
     page.wait_for_function("() => document.title.startsWith('Your turn · ')", timeout=60000)
     assert page.locator("#announce").inner_text().strip().endswith("Your turn.")
+    assert page.evaluate("() => window.shown") == [["Your turn", f"Game #{gid}: it is your turn."]]
+    # the bot's card came onto the pile without an animation
+    assert page.locator("#top-card .card.just-played").count() == 0
+    assert page.eval_on_selector("#top-card .card", "c => getComputedStyle(c).animationName") == "none"
 
 
 # --- a table that starts by itself --------------------------------------------------------

@@ -11,12 +11,12 @@ import {
 import { askNotifications, canNotify, notify, reducedMotion, tone, unlockSound } from "./feel.js";
 import { GameLive } from "./live.js";
 import { STREAM_EVENTS, chatPanel, followRematch, rematchPanel } from "./meeting.js";
+import { loadRulesets, presetTitle } from "./rulesets.js";
 import { SORTS, getSettings, setSetting } from "./settings.js";
 import { commaList, ratingChangesPanel, seatLinker } from "./standing.js";
 import { deadlineEl, el, hideError, notice, showError } from "./ui.js";
 
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-const words = (s) => String(s).replace(/_/g, " ");
 
 /** A turn's time in words: "30 s per turn", "2 min per turn", "1 day per turn", "no time limit". */
 export const turnTime = (seconds) => (seconds ? `${duration(seconds)} per turn` : "no time limit");
@@ -293,7 +293,7 @@ export async function viewGame(root, sc, id) {
     const played = feel(g);
 
     head.replaceChildren(
-      el("h2", { id: "table-title", tabindex: "-1" }, `Game #${g.id}`, el("span", { class: "preset" }, words(g.ruleset))),
+      el("h2", { id: "table-title", tabindex: "-1" }, `Game #${g.id}`, el("span", { class: "preset" }, presetTitle(g.ruleset))),
       el("span", { id: "game-status", class: `badge ${g.status}` }, STATUS_WORDS[g.status] || g.status),
       g.rated ? el("span", { id: "game-rated", class: "badge rated" }, "rated") : "",
       el("span", { class: "meta", id: "table-meta" },
@@ -558,6 +558,7 @@ export async function viewGame(root, sc, id) {
 
   let live = null;
   render();
+  loadRulesets().then(() => { if (sc.alive()) render(); }); // the preset's name in words
   state.wasMyTurn = myTurn(state.game);
   chat.load().catch(() => { /* the table talk is a nicety */ });
   try {
