@@ -148,6 +148,13 @@ def test_ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, ne
             assert page.locator("#seats .seat").count() == 10
             assert page.locator("#seats .seat-clock").count() == 0  # untimed: no countdown on anyone
             assert page.locator("#seats .seat.current[data-seat='0']").count() == 1
+            # each seat's chip is its player's link, a fingertip's size
+            for chip in page.locator("#seats .seat").all():
+                box = chip.bounding_box()
+                assert box["height"] >= 44 and box["width"] >= 44, box
+                hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('a.player-link') !== null",
+                                    [box["x"] + box["width"] - 4, box["y"] + box["height"] - 4])
+                assert hit, chip.inner_text()
             shot(page, "table-phone.png")
             assert_accessible(page, "the table on a phone, the player's turn")
         turns += 1
