@@ -214,13 +214,14 @@ export async function viewGame(root, sc, id) {
     state.lastTop = top;
     if (played && s.sounds) tone("play");
     const turn = myTurn(g);
+    const started = turn && !state.wasMyTurn;
     if (turn && state.wasMyTurn === false) {
       announce("Your turn.");
       if (s.sounds) setTimeout(() => tone("turn"), played ? 150 : 0);
       if (s.notify) notify("Your turn", `Game #${g.id}: it is your turn.`, `uno-game-${g.id}`);
     }
     state.wasMyTurn = turn;
-    return played;
+    return { played, started };
   }
 
   // --- focus: where it is before a render, where it goes after --------------------------
@@ -290,7 +291,7 @@ export async function viewGame(root, sc, id) {
     table.dataset.turn = myTurn(g) ? "mine" : "";
     const me = mine(g);
     const left = Boolean(me && me.left);
-    const played = feel(g);
+    const { played, started } = feel(g);
 
     head.replaceChildren(
       el("h2", { id: "table-title", tabindex: "-1" }, `Game #${g.id}`, el("span", { class: "preset" }, presetTitle(g.ruleset))),
@@ -320,8 +321,18 @@ export async function viewGame(root, sc, id) {
     dock.hidden = !docked;
     dock.classList.toggle("floating", docked && g.status === "active");
     root.classList.toggle("has-dock", docked && g.status === "active");
+    // the hand's row keeps where the player scrolled it; on their turn, its first playable card is in view
+    const scrolled = dock.querySelector("#hand")?.scrollLeft || 0;
     if (docked) dock.replaceChildren(handPanel(g, n), actionsPanel(g, n, left));
     else dock.replaceChildren();
+    const row = dock.querySelector("#hand");
+    if (row) {
+      row.scrollLeft = scrolled;
+      const card = started && row.querySelector(".card.playable");
+      if (card && (card.offsetLeft < row.scrollLeft || card.offsetLeft + card.offsetWidth > row.scrollLeft + row.clientWidth)) {
+        row.scrollLeft = Math.max(0, card.offsetLeft - 8);
+      }
+    }
     dockRoom();
     title();
     restoreFocus(spot);
