@@ -59,7 +59,7 @@ VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
 #: what a finger taps on a phone: 44 x 44 CSS px at least (inline links in text aside)
 TOUCH = 44
 TAPPABLE = ("button, .button, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden]), "
-            "textarea, header nav a, .top-bar a, a.skip-link")
+            "textarea, summary, header nav a, .top-bar a, a.skip-link")
 
 
 def play_until_finished(gid: int, players: list[Api], limit: float = 120) -> None:
