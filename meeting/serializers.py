@@ -20,6 +20,8 @@ class CreateChallengeSerializer(CreateGameSerializer):
         "default `max_players`: 2 + the bots) whoever holds the URL may take.",
     )
     rated = serializers.BooleanField(required=False, default=False, help_text="Whether the game is rated.")
+    #: (POST /games' option: a challenge's game starts once accepted, always)
+    start_when_full = None
 
 
 class ChallengeAnswerSerializer(serializers.Serializer):

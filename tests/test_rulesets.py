@@ -153,4 +153,5 @@ def test_documented_in_the_schema(api):
         "name", "title", "description", "min_players", "max_players", "options"}
     create = comp["CreateGameRequest"]["properties"]["start_when_full"]
     assert create["type"] == "boolean" and "default" not in create
+    assert "start_when_full" not in comp["CreateChallengeRequest"]["properties"]  # a challenge starts once accepted
     assert "start_when_full" in comp["Game"]["required"] and "start_when_full" in comp["GameSummary"]["required"]
