@@ -214,14 +214,13 @@ export async function viewGame(root, sc, id) {
     state.lastTop = top;
     if (played && s.sounds) tone("play");
     const turn = myTurn(g);
-    const started = turn && !state.wasMyTurn;
     if (turn && state.wasMyTurn === false) {
       announce("Your turn.");
       if (s.sounds) setTimeout(() => tone("turn"), played ? 150 : 0);
       if (s.notify) notify("Your turn", `Game #${g.id}: it is your turn.`, `uno-game-${g.id}`);
     }
     state.wasMyTurn = turn;
-    return { played, started };
+    return played;
   }
 
   // --- focus: where it is before a render, where it goes after --------------------------
@@ -291,7 +290,7 @@ export async function viewGame(root, sc, id) {
     table.dataset.turn = myTurn(g) ? "mine" : "";
     const me = mine(g);
     const left = Boolean(me && me.left);
-    const { played, started } = feel(g);
+    const played = feel(g);
 
     head.replaceChildren(
       el("h2", { id: "table-title", tabindex: "-1" }, `Game #${g.id}`, el("span", { class: "preset" }, presetTitle(g.ruleset))),
@@ -328,10 +327,12 @@ export async function viewGame(root, sc, id) {
     const row = dock.querySelector("#hand");
     if (row) {
       row.scrollLeft = scrolled;
-      const card = started && row.querySelector(".card.playable");
-      if (card && (card.offsetLeft < row.scrollLeft || card.offsetLeft + card.offsetWidth > row.scrollLeft + row.clientWidth)) {
-        row.scrollLeft = Math.max(0, card.offsetLeft - 8);
-      }
+      // on the player's turn a playable card is always in view (the one just drawn first)
+      const seen = (c) => c.offsetLeft >= row.scrollLeft && c.offsetLeft + c.offsetWidth <= row.scrollLeft + row.clientWidth;
+      const playable = [...row.querySelectorAll(".card.playable")];
+      const drawnNow = row.querySelector(".card.just-drawn.playable");
+      const target = drawnNow && !seen(drawnNow) ? drawnNow : !playable.some(seen) ? playable[0] : null;
+      if (target && myTurn(g)) row.scrollLeft = Math.max(0, target.offsetLeft - 8);
     }
     dockRoom();
     title();
