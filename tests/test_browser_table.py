@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 
 import pytest
+import requests
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.browser_support import (  # noqa: F401 (fixtures)
@@ -34,7 +35,7 @@ from tests.browser_support import (  # noqa: F401 (fixtures)
     signed_in,
     static_root,
 )
-from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
+from tests.celery_helpers import celery_beat, requires_redis, worker  # noqa: F401 (fixture)
 from tests.server_support import served
 
 pytestmark = [*browser_marks, requires_redis]
@@ -67,9 +68,22 @@ def inside(box, width: int, height: int) -> bool:
 
 def wait_for_turn_or_end(page, timeout: float = 60000) -> str:
     """'mine' once it is the player's turn, 'finished' once the game is over."""
-    page.wait_for_function(
-        "() => { const t = document.querySelector('#table');"
-        " return t && (t.dataset.turn === 'mine' || t.dataset.status === 'finished'); }", timeout=timeout)
+    try:
+        page.wait_for_function(
+            "() => { const t = document.querySelector('#table');"
+            " return t && (t.dataset.turn === 'mine' || t.dataset.status === 'finished'); }", timeout=timeout)
+    except PlaywrightError as exc:  # say what the page and the server knew
+        table = page.evaluate("() => ({...document.querySelector('#table').dataset})")
+        token = page.evaluate("() => localStorage.getItem('uno.token')")
+        gid = page.url.rsplit("/", 1)[1]
+        view = requests.get(f"{page.url.split('/#')[0]}/api/v1/games/{gid}", headers={"Authorization": f"Token {token}"},
+                            timeout=30).json()
+        raise AssertionError(f"no turn came: #table {table}; the API: version {view['version']}, status "
+                             f"{view['status']}, current seat {view['current_seat']}, obligations {view['obligations']}, "
+                             f"legal actions {view['legal_actions']}") from exc
+    resyncs = page.get_attribute("#table", "data-resyncs")
+    if resyncs:  # (the table read the game again: its stream had stopped bringing its moves)
+        print(f"the table read the game again {resyncs} times")
     return "finished" if page.get_attribute("#table", "data-status") == "finished" else "mine"
 
 
@@ -96,8 +110,13 @@ def wait_moved(page, version: str) -> None:
 
 
 # --- a 10-seat game on a phone ------------------------------------------------------------
-def test_ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, new_page, worker):  # noqa: F811
+def test_ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, new_page, worker, tmp_path):  # noqa: F811
     worker.start()
+    with celery_beat(tmp_path, sweep_seconds=1):  # its sweeper revives a lost bot step, as under `make run`
+        _ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, new_page, worker)
+
+
+def _ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, new_page, worker):  # noqa: F811
     name, api = register(server)
     gid = game_against_bots(api, "house", 9)
     page = new_page(viewport=PHONE)
@@ -190,8 +209,13 @@ def play_to_the_end(page, timeout: float = 300) -> int:
     return moves
 
 
-def test_a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker):  # noqa: F811
+def test_a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker, tmp_path):  # noqa: F811
     worker.start()
+    with celery_beat(tmp_path, sweep_seconds=1):  # its sweeper revives a lost bot step, as under `make run`
+        _a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker)
+
+
+def _a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker):  # noqa: F811
     name, api = register(server)
     gid = game_against_bots(api, "standard", 1, options={"rounds": 1})
     page = new_page(viewport=PHONE)
@@ -273,8 +297,13 @@ def tab_to(page, test: str, limit: int = 60) -> None:
     raise AssertionError(f"never reached {test}: {focused(page)}")
 
 
-def test_a_whole_game_with_the_keyboard_only(server, new_page, worker):  # noqa: F811
+def test_a_whole_game_with_the_keyboard_only(server, new_page, worker, tmp_path):  # noqa: F811
     worker.start()
+    with celery_beat(tmp_path, sweep_seconds=1):  # its sweeper revives a lost bot step, as under `make run`
+        _a_whole_game_with_the_keyboard_only(server, new_page, worker)
+
+
+def _a_whole_game_with_the_keyboard_only(server, new_page, worker):  # noqa: F811
     name, api = register(server)
     gid = game_against_bots(api, "standard", 1, options={"rounds": 1})
     page = new_page()

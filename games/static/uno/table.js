@@ -325,18 +325,26 @@ export async function viewGame(root, sc, id) {
     if (docked) dock.replaceChildren(handPanel(g, n), actionsPanel(g, n, left));
     else dock.replaceChildren();
     const row = dock.querySelector("#hand");
-    if (row) {
-      row.scrollLeft = scrolled;
-      // on the player's turn a playable card is always in view (the one just drawn first)
+    if (row) row.scrollLeft = scrolled;
+    dockRoom();
+    title();
+    restoreFocus(spot);
+    if (row && myTurn(g)) {
+      // on the player's turn a playable card is always in view (the one just drawn first); a
+      // card of the row that had the focus and would be scrolled away hands it to that card
       const seen = (c) => c.offsetLeft >= row.scrollLeft && c.offsetLeft + c.offsetWidth <= row.scrollLeft + row.clientWidth;
       const playable = [...row.querySelectorAll(".card.playable")];
       const drawnNow = row.querySelector(".card.just-drawn.playable");
       const target = drawnNow && !seen(drawnNow) ? drawnNow : !playable.some(seen) ? playable[0] : null;
-      if (target && myTurn(g)) row.scrollLeft = Math.max(0, target.offsetLeft - 8);
+      if (target) {
+        row.scrollLeft = Math.max(0, target.offsetLeft - 8);
+        const focused = document.activeElement;
+        if (focused && row.contains(focused) && !seen(focused)) {
+          rove(target);
+          target.focus({ preventScroll: true });
+        }
+      }
     }
-    dockRoom();
-    title();
-    restoreFocus(spot);
   }
 
   function waitingPanel(g, link) {
@@ -579,13 +587,30 @@ export async function viewGame(root, sc, id) {
     addMoves(data.results);
   } catch { /* the log is a nicety */ }
   if (!sc.alive()) return;
+  let heard = Date.now();
+  const hear = (fn) => (...args) => { heard = Date.now(); return fn(...args); };
   live = new GameLive(id, state.game.version, {
-    onMove: (m) => addMoves([m], { fresh: true }),
-    onGame: (g) => apply(g),
-    onMode: (mode) => { state.live = mode; table.dataset.live = mode; },
+    onMove: hear((m) => addMoves([m], { fresh: true })),
+    onGame: hear((g) => apply(g)),
+    onMode: hear((mode) => { state.live = mode; table.dataset.live = mode; }),
     notices: STREAM_EVENTS,
-    onNotice: (name, data) => (name === "rematch" ? rematchChanged(data) : chat.onNotice(name, data)),
+    onNotice: hear((name, data) => (name === "rematch" ? rematchChanged(data) : chat.onNotice(name, data))),
   });
+  // a watchdog: a running game whose updates stopped coming for 20 s (a stream that stays open
+  // but says nothing) is read again, its missed moves too
+  const watchdog = setInterval(async () => {
+    if (state.game.status !== "active" || state.busy || Date.now() - heard < 20000) return;
+    heard = Date.now();
+    try {
+      const { data: g } = await api("GET", `/api/v1/games/${id}`);
+      if (!sc.alive() || g.version <= state.game.version) return;
+      table.dataset.resyncs = Number(table.dataset.resyncs || 0) + 1;
+      const { data } = await api("GET", `/api/v1/games/${id}/moves?after=${Math.max(0, ...state.seqs)}&limit=100`);
+      addMoves(data.results, { fresh: true });
+      apply(g);
+    } catch { /* the next round tries again */ }
+  }, 5000);
+  sc.later(() => clearInterval(watchdog));
   live.lastSeq = Math.max(first.version, ...state.seqs);
   live.start();
   sc.later(() => { live.stop(); dialog.close(); });
