@@ -19,8 +19,12 @@ What the events prove or make likely:
   unplayable; a draw followed by a player's own ``pass`` proves the drawn card playable
   (with nothing playable drawn the engine passes, so a pass says it kept one);
 - a Wild Draw Four (``official``: none of the colour in force; ``bluff``: nothing else
-  playable) unless a challenge found it guilty; a challenge that found it innocent makes
-  it a fact.  ``free`` proves nothing;
+  playable) once answered without a challenge, unless a challenge found it guilty; a
+  challenge that found it innocent makes it a fact.  ``free`` proves nothing.  While the
+  seat must still answer it, its worlds hold bluffs too (the player's hand dealt without
+  that evidence, a world where it bluffed weighed by ``BLUFF_WEIGHT``), so that the search
+  weighs a challenge by how likely a bluff is: the player's hand size, the cards of
+  that colour seen, its plays;
 - a play: a player picking among its playable cards would have made this play less often
   from a hand with more choices, so each sampled world is weighed, for every play since
   the player last drew (or its hand moved), by how likely the play was from the hand
@@ -69,6 +73,11 @@ ANY_COLOUR = 1 / len(COLORS)
 #: how the others may choose their plays, each with its chance before any play is seen
 #: (module doc; :meth:`Beliefs.weight`)
 STYLES = {"considered": 0.5, "casual": 0.5}
+#: a Wild Draw Four to answer: its worlds hold bluffs as well as honest hands, a bluff
+#: weighed by this beyond its plays' weight (most players bluff less than they could;
+#: issue 31, ``bench/bots.py --part table``: 0.4 and 1.0 won alike, 0.4 challenging RLCard's
+#: honest agent less often)
+BLUFF_WEIGHT = 0.4
 
 
 class RoundLog:
@@ -274,9 +283,20 @@ class Beliefs:
         self.eliminated |= set(e["seats"])
 
     # ---- dealing ---------------------------------------------------------------------
+    def _unanswered_wd4(self, state: State, seat: int) -> int | None:
+        """The seat whose Wild Draw Four ``seat`` must answer now (None: none): its
+        worlds then hold bluffs as well as honest hands (:meth:`deal`)."""
+        if self.wd4 is None:
+            return None
+        p = state.decision()
+        if p is None or p.name != "penalty" or getattr(p, "by", None) != self.wd4[0] or state.actor() != seat:
+            return None
+        return self.wd4[0]
+
     def deal(self, state: State, seat: int, rng: random.Random) -> tuple[State, float]:
         """A world ``seat`` cannot tell from ``state`` (a determinization of its
         observation), dealt under these beliefs, and its weight (module doc)."""
+        bluffer = self._unanswered_wd4(state, seat)
         obs = state.copy()
         unseen, hidden_aside = unseen_cards(obs, seat)
         unseen.sort()  # (what the seat sees only: not where the hidden cards really are)
@@ -289,7 +309,8 @@ class Beliefs:
             known = [c for c in belief.known if c in pool][: len(hand)]
             pool.difference_update(known)
             free = len(hand) - len(known)
-            slots = belief.slots if len(belief.slots) == free and len(known) == len(belief.known) else []
+            slots = belief.slots if s != bluffer else self.wd4[1]  # type: ignore[index]  # (without its honesty)
+            slots = slots if len(slots) == free and len(known) == len(belief.known) else []
             plan[s] = (known, sorted(slots, key=len, reverse=True))
         rest = [c for c in unseen if c in pool]
         rng.shuffle(rest)
@@ -318,7 +339,11 @@ class Beliefs:
         for a in hidden_aside:  # (copies: ``State.copy`` copied each pair)
             a[1] = left.pop()
         obs.draw_pile = left
-        return redeal_hidden(obs, seat, rng), self.weight(obs)
+        world = redeal_hidden(obs, seat, rng)
+        weight = self.weight(world)
+        if bluffer is not None and getattr(world.decision(), "guilty", False):  # (redealt: the world's own hand says)
+            weight *= BLUFF_WEIGHT
+        return world, weight
 
     def weight(self, world: State) -> float:
         """How likely the others' plays since they last drew were from their hands in

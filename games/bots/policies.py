@@ -29,8 +29,9 @@ challenges it, and skips the opponent before a partner about to go out; ``hard``
 search values a round its partner wins as its own.
 * ``hard``: determinized Monte Carlo search (flat, information-set sampling) over
   the engine with a time budget: every distinct play (and colour) is tried in the
-  same sampled worlds, rolled out with ``normal`` in every seat; ``normal``'s
-  choices out of turn.  Its worlds come from what the round's public history tells
+  same sampled worlds, rolled out with ``normal`` in every seat, a rollout cut short
+  valued by every seat's hand size; ``normal``'s choices out of turn.  At 3 seats or
+  more it overrules ``normal``'s favourite only with a clear margin (``OVERRULE_Z``).  Its worlds come from what the round's public history tells
   about the hidden hands (``games.bots.beliefs``: what draws, passes and Wild Draw
   Fours make likely or prove, cards seen going into hands, each world weighed by how
   likely the others' last plays were from it) when the caller gives it that history
@@ -59,6 +60,12 @@ HARD_MAX_ROLLOUTS = 20_000  # a bound for very large budgets; the time budget is
 #: actions per rollout before the hand sizes judge it (against RLCard's rule agent, 2000
 #: games each, in-product inference: 12 won 58.7%, 24 60.5% and 60.7%, 48 59.6%)
 HARD_ROLLOUT_DEPTH = 24
+#: at 3 seats or more ``hard`` plays another candidate than ``normal``'s favourite only
+#: when its mean beats it by this many standard errors of their difference (issue 31,
+#: ``bench/bots.py --part table``, 60 worlds a decision, 200 games per cell: at 3 and 4
+#: seats against (a, b, c) the best mean won 34.8% and 27.7% of 600 games, 1 SE 39.7%
+#: and 32.3%, 2 SE 41.5% and 31.7%); heads-up the best mean wins (measured best there)
+OVERRULE_Z = 2.0
 #: the last search of ``hard`` in this process: samples, candidates, simulations (benchmarks read it)
 LAST_SEARCH: dict[str, int] = {"samples": 0, "candidates": 0, "simulations": 0}
 
@@ -472,7 +479,9 @@ def _rollout(state: State, seat: int, rng: random.Random) -> float:
     """Play ``state`` on with ``normal`` in every seat for at most
     ``HARD_ROLLOUT_DEPTH`` actions: 1 if ``seat`` wins the round, 0 if another does,
     otherwise an estimate from the hand sizes (short rollouts: less noise, more
-    samples in the budget).  A buzz window is answered by every seat that owes it,
+    samples in the budget): each seat's chance taken as ``1 / its cards`` over the sum
+    of every seat's (heads-up: the opponent's cards over both hands'; team play: the
+    team's shortest hand against the others').  A buzz window is answered by every seat that owes it,
     in a random order, before the seat in turn moves (as the bots do)."""
     start_round = state.round
     teams = state.teams  # team play: the team's result, not the seat's
@@ -485,8 +494,11 @@ def _rollout(state: State, seat: int, rng: random.Random) -> float:
         if state.round != start_round or state.phase == GAME_OVER:
             return _round_result(state, seat, teams)
     if teams is None and not state.eliminated:
-        mine = len(state.hands[seat])
-        best_other = min(len(h) for s, h in enumerate(state.hands) if s != seat)
+        hands = state.hands
+        mine = len(hands[seat])
+        if len(hands) > 2:  # every seat's chance by its hand size (heads-up: the same value as below)
+            return (1.0 / mine) / sum(1.0 / len(h) for h in hands)
+        best_other = min(len(h) for s, h in enumerate(hands) if s != seat)
     else:  # the team's shortest hand against the others'; eliminated seats hold none
         ours = [len(h) for s, h in enumerate(state.hands) if s == seat or _mate(state, seat, s)]
         theirs = [len(h) for s, h in enumerate(state.hands)
@@ -526,7 +538,9 @@ def _candidates(state: State, seat: int, legal: list[Action]) -> list[Action]:
 def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budget_ms: float | None = None,
           sampler: Sampler | None = None, max_samples: int | None = None) -> Action | None:
     """Every candidate tried in the same worlds (:func:`~games.bots.worlds.sampled_worlds`:
-    ``sampler`` deals them, weighed; default uniformly), the best weighted mean wins.
+    ``sampler`` deals them, weighed; default uniformly), the best weighted mean wins;
+    at 3 seats or more only when it beats ``normal``'s favourite (the first candidate)
+    by ``OVERRULE_Z`` standard errors of their difference, else the favourite.
     ``max_samples``: stop after that many worlds instead of at the time budget (a
     test's: the same choice on any machine)."""
     if not _in_turn(state, seat):
@@ -542,6 +556,12 @@ def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budg
         return candidates[0]
     k = len(candidates)
     totals = [0.0] * k  # weighted sum of each candidate's results
+    # each candidate's weighted sums of its difference to normal's favourite (the first)
+    # and of its square, and the weights' sums (for the standard error of the difference)
+    gated = state.seats > 2  # (a decision there moves the win less: the noise would pick)
+    diffs, squares = [0.0] * k, [0.0] * k
+    weights = weights2 = 0.0
+    results = [0.0] * k
     samples = 0
     # Common random numbers: every candidate is tried in the same sampled world with
     # the same rollout dice, so their difference is what a sample measures.
@@ -558,6 +578,14 @@ def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budg
             else:
                 result = _rollout(sim, seat, random.Random(dice))
             totals[i] += weight * result
+            results[i] = result
+        if gated:
+            weights += weight
+            weights2 += weight * weight
+            for i in range(1, k):
+                d = results[i] - results[0]
+                diffs[i] += weight * d
+                squares[i] += weight * d * d
     LAST_SEARCH.update(samples=samples, candidates=k, simulations=samples * k)
     # The best (weighted) mean wins; ties go to the earlier candidate (normal's order).
     # Measured against RLCard's rule agent (bench/bots.py, 2000 games): searching
@@ -568,6 +596,12 @@ def _hard(state: State, seat: int, legal: list[Action], rng: random.Random, budg
     for i in range(1, k):
         if totals[i] > totals[best]:
             best = i
+    if gated and best and weights > 0:
+        mean = diffs[best] / weights
+        var = max(0.0, squares[best] / weights - mean * mean)
+        n_eff = weights * weights / weights2
+        if mean <= OVERRULE_Z * math.sqrt(var / n_eff):
+            best = 0  # not surely better than normal's favourite
     return candidates[best]
 
 

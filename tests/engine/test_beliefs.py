@@ -181,6 +181,42 @@ def test_a_challenge_that_finds_the_wild_draw_four_guilty_proves_nothing_about_t
         assert set(shown) <= set(world.hands[1])
 
 
+def wild_draw_four_to_answer():
+    """Seat 1 plays a Wild Draw Four on a red 3 from a hand of eight (it holds a red 5:
+    a bluff); seat 0 must answer it."""
+    state = arrange(hands=[["blue 1", "blue 2", "green 4", "green 7", "yellow 1", "yellow 2", "blue 9", "green 9"],
+                           ["wild_draw_four", "red 5", "yellow 6", "blue 8", "green 2", "yellow 3", "blue 4",
+                            "green 8"]], top="red 3", current=1)
+    log = RoundLog(deal_events(state))
+    log.add(apply(state, 1, {"type": "play", "card": card(state, 1, "wild_draw_four"), "color": "green"}))
+    return state, log
+
+
+def test_a_wild_draw_four_to_answer_is_dealt_as_a_bluff_as_well_as_an_honest_play():
+    """Until it is answered, the worlds of the seat that must answer it hold hands with
+    the colour it covered too (a bluff: a challenge would catch it, and the world's own
+    pending penalty says so), weighed by ``BLUFF_WEIGHT``; once accepted, none (above)."""
+    state, log = wild_draw_four_to_answer()
+    deck = build_rules(state.config).deck
+    bluffs = 0
+    for world, weight in worlds(state, log):
+        red = any(deck.color[c] == "red" for c in world.hands[1])
+        assert world.decision().guilty == red
+        assert weight > 0
+        bluffs += red
+    assert 100 < bluffs < 200, "seven unseen cards of the 95 unseen: most hands hold a red one"
+
+
+def test_hard_challenges_a_wild_draw_four_its_worlds_make_a_likely_bluff():
+    """Seven cards left after it: in most worlds its player held a red card, so catching
+    it (the player draws 4, the challenger plays on) outweighs the risk (6 cards)."""
+    state, log = wild_draw_four_to_answer()
+    assert {a["type"] for a in legal_actions(state, 0)} == {"draw", "challenge"}
+    picks = {decide("hard", state, 0, random.Random(seed), history=log.shown_to(0), max_samples=60)["type"]
+             for seed in range(3)}
+    assert picks == {"challenge"}
+
+
 def test_the_last_play_weighs_the_worlds_by_the_choices_its_hand_had():
     """Seat 1 played a red 5 on a red 3: from a hand whose cards were all playable that
     was one choice among many, from a hand of nothing else playable the only one."""
