@@ -202,6 +202,14 @@ def assert_accessible(page, where: str = "", impacts=("serious", "critical"), ex
 
 
 def shot(page, name: str) -> None:
+    """With ``UNO_SCREENSHOTS`` set, the page as it shows now, in that directory as ``name``
+    (after the animations under way end, at most 2 s: no card caught mid-flight)."""
     if SCREENSHOTS:
         Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+        page.evaluate("""() => Promise.race([
+            Promise.all(document.getAnimations()
+                .filter((a) => a.effect && a.effect.getComputedTiming().endTime !== Infinity)
+                .map((a) => a.finished.catch(() => null))),
+            new Promise((done) => setTimeout(done, 2000)),
+        ])""")
         page.screenshot(path=str(Path(SCREENSHOTS) / name))
