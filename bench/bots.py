@@ -899,15 +899,16 @@ def part_table(args, pool) -> None:
     t0 = time.perf_counter()
     parts = pool.imap_unordered(_table_chunk, jobs) if pool else map(_table_chunk, jobs)
     merged: dict[tuple, tuple[Counter, list[float]]] = {c: (Counter(), []) for c in cells}
-    for p in parts:
+    for done, p in enumerate(parts, 1):
         stats, times = merged[p["cell"]]
         stats.update(p["stats"])
         times.extend(p["times"])
+        print(f"   {done}/{len(jobs)} chunks, {time.perf_counter() - t0:.0f} s", end="\r", file=sys.stderr, flush=True)
     print(f"   done in {time.perf_counter() - t0:.1f} s; load average after: "
           f"{', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print()
     head = (f"{'seats':<6}{'opponents':<14}{'focal':<8}{'games':>6}{'won':>6}{'share':>8}{'95% CI':>17}"
-            f"{'parity':>8}{'x parity':>9}{'med ms':>8}{'p99 ms':>8}   Wild Draw Fours")
+            f"{'parity':>8}{'x parity':>9}{'timed':>7}{'med ms':>8}{'p99 ms':>8}   Wild Draw Fours")
     print(head)
     print("-" * (len(head) + 60))
     letter = {v: k for k, v in TABLE_OPPONENTS.items()}
@@ -925,11 +926,11 @@ def part_table(args, pool) -> None:
                f"challenged {stats['challenged:other']} ({stats['caught:other']} caught)")
         abandoned = f" ({stats['abandoned']} abandoned)" if stats["abandoned"] else ""
         print(f"{seats:<6}{f'({letter[other]}) {other}':<14}{focal:<8}{g:>6}{w:>6}{share:>8.1%}"
-              f"{f'[{lo:.1%}, {hi:.1%}]':>17}{1 / seats:>8.1%}{share * seats:>9.2f}{med:>8.1f}"
+              f"{f'[{lo:.1%}, {hi:.1%}]':>17}{1 / seats:>8.1%}{share * seats:>9.2f}{len(ms):>7}{med:>8.1f}"
               f"{percentile(ms, 99):>8.1f}   {wd4}{abandoned}")
     print()
-    print("   share: games the focal seat won (one round); x parity: the share times the seat count; ms: the "
-          "focal seat's in-turn decisions with more than one legal action (valid budget figures only on an idle "
+    print("   share: games the focal seat won (one round); x parity: the share times the seat count; timed, ms: "
+          "the focal seat's in-turn decisions with more than one legal action (valid budget figures only on an idle "
           "machine and without --samples)")
     print()
 
