@@ -31,10 +31,11 @@ search values a round its partner wins as its own.
   the engine with a time budget: every distinct play (and colour) is tried in the
   same sampled worlds, rolled out with ``normal`` in every seat, a rollout cut short
   valued by every seat's hand size; ``normal``'s choices out of turn.  At 3 seats or
-  more it overrules ``normal``'s favourite only with a clear margin (``OVERRULE_Z``).  Its worlds come from what the round's public history tells
-  about the hidden hands (``games.bots.beliefs``: what draws, passes and Wild Draw
-  Fours make likely or prove, cards seen going into hands, each world weighed by how
-  likely the others' last plays were from it) when the caller gives it that history
+  more it overrules ``normal``'s favourite only with a clear margin (``OVERRULE_Z``).
+  Its worlds come from what the round's public history tells about the hidden hands
+  (``games.bots.beliefs``: what draws, passes and Wild Draw Fours make likely or prove,
+  cards seen going into hands, each world weighed by how likely the others' last plays
+  were from it; an unanswered Wild Draw Four may be a bluff) when the caller gives it that history
   (``decide(..., history=...)``: the server always does); else uniformly.
 
 The policies work on the engine's :class:`~games.engine.Action` values; ``choose``
@@ -63,8 +64,10 @@ HARD_ROLLOUT_DEPTH = 24
 #: at 3 seats or more ``hard`` plays another candidate than ``normal``'s favourite only
 #: when its mean beats it by this many standard errors of their difference (issue 31,
 #: ``bench/bots.py --part table``, 60 worlds a decision, 200 games per cell: at 3 and 4
-#: seats against (a, b, c) the best mean won 34.8% and 27.7% of 600 games, 1 SE 39.7%
-#: and 32.3%, 2 SE 41.5% and 31.7%); heads-up the best mean wins (measured best there)
+#: seats against (a, b, c) the best mean won 34.3% and 27.7% of 600 games, 1 SE 39.7%
+#: and 32.3%, 2 SE 41.5% and 31.7%; on other deals, 300 games per cell, the code before
+#: issue 31 35.6% and 26.7%, this 37.6% and 30.4%); heads-up the best mean wins (measured
+#: best there)
 OVERRULE_Z = 2.0
 #: the last search of ``hard`` in this process: samples, candidates, simulations (benchmarks read it)
 LAST_SEARCH: dict[str, int] = {"samples": 0, "candidates": 0, "simulations": 0}
@@ -481,8 +484,8 @@ def _rollout(state: State, seat: int, rng: random.Random) -> float:
     otherwise an estimate from the hand sizes (short rollouts: less noise, more
     samples in the budget): each seat's chance taken as ``1 / its cards`` over the sum
     of every seat's (heads-up: the opponent's cards over both hands'; team play: the
-    team's shortest hand against the others').  A buzz window is answered by every seat that owes it,
-    in a random order, before the seat in turn moves (as the bots do)."""
+    team's shortest hand against the others').  A buzz window is answered by every seat
+    that owes it, in a random order, before the seat in turn moves (as the bots do)."""
     start_round = state.round
     teams = state.teams  # team play: the team's result, not the seat's
     for _ in range(HARD_ROLLOUT_DEPTH):
