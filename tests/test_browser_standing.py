@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import datetime, timezone
 
 from standing.models import RankBucket, Rating
 from standing.services import bucket_of
@@ -55,21 +56,39 @@ def no_error(page) -> None:
     assert page.locator("#error").is_hidden(), page.inner_text("#error")
 
 
-def play_my_turns(gid: int, api: Api, limit: float = 120) -> None:
+def good_action(legal: list[dict]) -> dict:
+    """A card when one can be played (calling UNO with it when it is the last but one), else
+    the first legal action: a player who forgets UNO is caught, and a game of a forgetful
+    player against a random bot can last hundreds of moves."""
+    plays = [a for a in legal if a["type"] == "play"]
+    return max(plays, key=lambda a: bool(a.get("uno"))) if plays else legal[0]
+
+
+def play_my_turns(gid: int, api: Api, limit: float = 240) -> None:
     """The player plays their turns by the API (a card when they can) while the worker
     plays the bot's, until the game is finished."""
     deadline = time.monotonic() + limit
+    view: dict = {}
     while True:
-        assert time.monotonic() < deadline, f"game {gid} did not end"
+        assert time.monotonic() < deadline, f"game {gid} did not end: {stalled(view)}"
         view = api.get(f"/games/{gid}")
         if view["status"] == "finished":
             return
         if view["legal_actions"]:
-            action = next((a for a in view["legal_actions"] if a["type"] == "play"), view["legal_actions"][0])
-            r = api.call("POST", f"/games/{gid}/actions", {**action, "expected_version": view["version"]})
+            r = api.call("POST", f"/games/{gid}/actions", {**good_action(view["legal_actions"]),
+                                                              "expected_version": view["version"]})
             assert r.status_code in (200, 409), r.text  # 409: the bot moved first
         else:
             time.sleep(0.1)
+
+
+def stalled(view: dict) -> dict:
+    """What a game that did not end was waiting for (a failure's message)."""
+    keys = ("status", "version", "round", "current_seat", "pending", "deadline")
+    seats = [{k: p.get(k) for k in ("seat", "is_bot", "hand_count", "autopilot", "deadline")}
+             for p in view.get("players", [])]
+    return {**{k: view.get(k) for k in keys}, "legal": len(view.get("legal_actions") or []), "seats": seats,
+            "now": datetime.now(timezone.utc).isoformat()}
 
 
 def played_between(players: list[Api], **body) -> int:
@@ -86,8 +105,8 @@ def played_between(players: list[Api], **body) -> int:
         for api in players:
             view = api.get(f"/games/{gid}")
             if view["legal_actions"]:
-                action = next((a for a in view["legal_actions"] if a["type"] == "play"), view["legal_actions"][0])
-                r = api.call("POST", f"/games/{gid}/actions", {**action, "expected_version": view["version"]})
+                r = api.call("POST", f"/games/{gid}/actions", {**good_action(view["legal_actions"]),
+                                                                  "expected_version": view["version"]})
                 assert r.status_code in (200, 409), r.text
     return gid
 
