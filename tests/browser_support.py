@@ -11,6 +11,7 @@ each module gets its own server and browser (module scope).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import uuid
@@ -30,6 +31,12 @@ AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa")
 PASSWORD = "a-long-password-1"
 SCREENSHOTS = os.environ.get("UNO_SCREENSHOTS")
 PHONE = {"width": 390, "height": 844}
+SMALL_PHONE = {"width": 360, "height": 640}
+DESKTOP = {"width": 1280, "height": 800}
+#: what a finger taps on a phone: 44 x 44 CSS px at least (inline links in text aside)
+TOUCH = 44
+#: the table's route, once a page went to a game
+GAME_URL = re.compile(r"#/game/(\d+)$")
 
 #: the marks of a browser test module (``pytestmark = browser_marks``)
 browser_marks = [

@@ -35,8 +35,11 @@ from standing.models import RankBucket, Rating
 from standing.services import bucket_of
 import tests.browser_support
 from tests.browser_support import (  # noqa: F401 (fixtures)
+    DESKTOP,
     PASSWORD,
     PHONE,
+    SMALL_PHONE,
+    TOUCH,
     Api,
     axe_report,
     axe_violations,
@@ -53,11 +56,7 @@ from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
 
 pytestmark = browser_marks
 
-DESKTOP = {"width": 1280, "height": 800}
-SMALL_PHONE = {"width": 360, "height": 640}
 VIEWPORTS = {"phone": PHONE, "desktop": DESKTOP}
-#: what a finger taps on a phone: 44 x 44 CSS px at least (inline links in text aside)
-TOUCH = 44
 TAPPABLE = ("button, .button, select, input:not([type=checkbox]):not([type=radio]):not([type=hidden]), "
             "textarea, summary, header nav a, .top-bar a, a.skip-link")
 

@@ -20,7 +20,11 @@ import re
 import time
 
 from tests.browser_support import (  # noqa: F401 (fixtures)
+    DESKTOP,
+    GAME_URL,
     PHONE,
+    SMALL_PHONE,
+    TOUCH,
     Api,
     assert_accessible,
     browser,
@@ -35,11 +39,6 @@ from tests.browser_support import (  # noqa: F401 (fixtures)
 )
 
 pytestmark = browser_marks
-
-SMALL_PHONE = {"width": 360, "height": 640}
-DESKTOP = {"width": 1280, "height": 800}
-GAME_URL = re.compile(r"#/game/(\d+)$")
-TOUCH = 44
 
 
 def small_lobby_targets(page) -> list[str]:

@@ -20,7 +20,6 @@ Screenshots for the docs: ``UNO_SCREENSHOTS=docs/screenshots`` writes ``challeng
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 
@@ -28,6 +27,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from games.models import Game
 from tests.browser_support import (  # noqa: F401 (fixtures)
+    GAME_URL,
     PASSWORD,
     PHONE,
     Api,
@@ -45,8 +45,6 @@ from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
 from tests.test_browser_client import act_once
 
 pytestmark = browser_marks
-
-GAME_URL = re.compile(r"#/game/(\d+)$")
 
 
 def game_of(page, other_than: int | None = None) -> int:

@@ -19,13 +19,14 @@ Screenshots for the docs: ``UNO_SCREENSHOTS=docs/screenshots`` writes ``rating-c
 
 from __future__ import annotations
 
-import re
 import time
 from datetime import datetime, timezone
 
 from standing.models import RankBucket, Rating
 from standing.services import bucket_of
 from tests.browser_support import (  # noqa: F401 (fixtures)
+    GAME_URL,
+    SMALL_PHONE,
     Api,
     browser,
     browser_marks,
@@ -40,9 +41,6 @@ from tests.browser_support import (  # noqa: F401 (fixtures)
 from tests.celery_helpers import celery_beat, requires_redis, worker  # noqa: F401 (fixture)
 
 pytestmark = browser_marks
-
-SMALL_PHONE = {"width": 360, "height": 640}
-GAME_URL = re.compile(r"#/game/(\d+)$")
 
 
 def signed(x: float) -> str:
