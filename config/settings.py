@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "matchmaking.apps.MatchmakingConfig",
     "chat.apps.ChatConfig",
     "standing.apps.StandingConfig",
+    "reach.apps.ReachConfig",
 ]
 
 MIDDLEWARE = [

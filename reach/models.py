@@ -1,0 +1,1 @@
+"""reach's models: filled in below as the app grows."""
