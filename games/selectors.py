@@ -37,7 +37,9 @@ from players.presence import is_online
 # (in the model's field order: ``Model.from_db`` takes the values in that order)
 _SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot", "left", "won")
 #: a seat's player as read with it (``online``: players.presence)
-_PLAYER_COLUMNS = ("id", "username", "last_seen_at")
+#: ``reachable``: the player has a channel that reaches them away (reach's outbox: its
+#: move hook's ``wants`` reads it here, without a query)
+_PLAYER_COLUMNS = ("id", "username", "last_seen_at", "reachable")
 
 
 def per_backend(build: Callable[..., str]) -> Callable[..., str]:
@@ -123,6 +125,7 @@ def _seat_columns() -> str:
         f"{', '.join(f's.{c}' for c in _SEAT_COLUMNS)},"
         f" (SELECT p.username FROM {_table(Player)} p WHERE p.id = s.player_id),"
         f" (SELECT p.last_seen_at FROM {_table(Player)} p WHERE p.id = s.player_id),"
+        f" (SELECT p.reachable FROM {_table(Player)} p WHERE p.id = s.player_id),"
         f" (SELECT w.id FROM {_table(Webhook)} w WHERE w.player_id = s.player_id)"
     )
 
@@ -152,9 +155,9 @@ def _seat(values: Sequence[Any]) -> Seat:
     and ``last_seen_at``, for ``online``; the rest of a player's row loads on access) and
     ``webhook_id`` (the player's webhook, None without one)."""
     seat = _instance(Seat, _SEAT_COLUMNS, values)
-    username, last_seen, seat.webhook_id = values[len(_SEAT_COLUMNS):]
+    username, last_seen, reachable, seat.webhook_id = values[len(_SEAT_COLUMNS):]
     if seat.player_id is not None:
-        seat.player = _instance(Player, _PLAYER_COLUMNS, (seat.player_id, username, last_seen))
+        seat.player = _instance(Player, _PLAYER_COLUMNS, (seat.player_id, username, last_seen, reachable))
     return seat
 
 

@@ -422,6 +422,8 @@ class RecordedMove:
     news: dict[str, Any] | None = None
     #: the engine's state when this move finished the game (``signals.game_finished``)
     ended: engine.State | None = None
+    #: every seat of the game, with its player, as the move read them (``signals.move_recorded``)
+    all_seats: Sequence[Seat] = ()
 
 
 def prepare_move(
@@ -481,7 +483,7 @@ def prepare_move(
         if game.status == GameStatus.FINISHED:
             news.update(winner_seats=sorted(state.winners), rounds=game.round, moves=game.version)
     return RecordedMove(game, move, started, ended, won, news,
-                        state if game.status == GameStatus.FINISHED else None)
+                        state if game.status == GameStatus.FINISHED else None, seats)
 
 
 def write_moves(recorded: list[RecordedMove]) -> None:
@@ -504,6 +506,8 @@ def write_moves(recorded: list[RecordedMove]) -> None:
     for r in recorded:
         if r.ended is not None:  # what commits with the result (the ratings), each in a savepoint
             signals.game_finished(r.game, selectors.seats_of(r.game), r.ended)
+    for r in recorded:  # what commits with each move (reach's outbox), each in a savepoint
+        signals.move_recorded(r.game, r.all_seats or selectors.seats_of(r.game), r.move)
     for r in recorded:
         if r.news is not None:
             transaction.on_commit(lambda news=r.news: _announce(news))

@@ -25,6 +25,12 @@ A game's end also has hooks that run *inside* the transaction that records it
 at all (the ratings: ``standing``).  Each runs in a savepoint; its exception is logged
 and rolled back to the savepoint, never the move (the hook's owner must catch up
 later: ``standing.tasks.rate_missed``).
+
+Every recorded move has hooks of that kind too (:func:`in_move`, :func:`move_recorded`):
+what must commit with the move or not at all, e.g. the outbox of the notifications that
+reach players who are away (``reach``: "your turn", reminders, game started, finished).
+Each runs in a savepoint when its ``wants(game, seats)``, judged without a query (a flag
+read with the seats), says it has work: a game that no hook wants costs its moves nothing.
 """
 
 from __future__ import annotations
@@ -123,3 +129,37 @@ def game_finished(game: Game, seats: Sequence[Seat], state: Any) -> None:
                 hook.run(game, seats, state)
         except Exception:
             log.exception("game %s: %s at its end failed", game.pk, hook.name)
+
+
+@dataclass(frozen=True)
+class MoveHook:
+    name: str
+    #: (game, seats) -> whether it has work after this move, judged without a query from
+    #: the game and its seats as the move read them (their players' columns included)
+    wants: Callable[[Game, Sequence[Seat]], bool]
+    run: Callable[[Game, Sequence[Seat], Any], None]
+
+
+_move_hooks: dict[str, MoveHook] = {}
+
+
+def in_move(name: str, run: Callable[[Game, Sequence[Seat], Any], None],
+            wants: Callable[[Game, Sequence[Seat]], bool] = lambda game, seats: True) -> None:
+    """Register (or replace) ``run(game, seats, move)``: called inside the transaction of
+    every recorded move (the game row locked and written at its new version; ``move`` the
+    ``Move`` just written, ``seats`` the game's seats with their players), in a savepoint
+    of its own, when ``wants(game, seats)``.  Its exception is logged and rolled back to
+    the savepoint, never the move."""
+    _move_hooks[name] = MoveHook(name, wants, run)
+
+
+def move_recorded(game: Game, seats: Sequence[Seat], move: Any) -> None:
+    """Run every move hook for ``move`` of ``game`` (see :func:`in_move`); never raises."""
+    for hook in _move_hooks.values():
+        try:
+            if not hook.wants(game, seats):
+                continue
+            with transaction.atomic():
+                hook.run(game, seats, move)
+        except Exception:
+            log.exception("game %s: %s after version %s failed", game.pk, hook.name, game.version)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from celery import current_app
@@ -13,12 +14,33 @@ from players.models import Webhook
 
 log = logging.getLogger(__name__)
 
+#: called with the notices just written for players' feeds, inside the transaction that
+#: wrote them (apps above this one register: ``reach`` writes its outbox from them)
+_listeners: dict[str, Callable[[list[Notice]], None]] = {}
+
+
+def on_player_notices(name: str, run: Callable[[list[Notice]], None]) -> None:
+    """Register (or replace) ``run(notices)``: called with every batch of player notices
+    written (:func:`to_player`, :func:`to_players`), inside the writer's transaction, in a
+    savepoint of its own; its exception is logged, never raised to the writer."""
+    _listeners[name] = run
+
+
+def _written(notices: list[Notice]) -> None:
+    for name, run in _listeners.items():
+        try:
+            with transaction.atomic():
+                run(notices)
+        except Exception:
+            log.exception("notices %s: %s failed", [n.pk for n in notices], name)
+
 
 def to_player(player_id: int, kind: str, data: dict[str, Any], *, webhook: bool = False) -> Notice:
     """A ``kind`` event on ``player_id``'s feed (``data``: its JSON body; the hub adds
     nothing to it but ``notice``, the notice's id).  ``webhook``: also POSTed to the
     player's webhook, if they have one, once the transaction commits (``notices.tasks``)."""
     notice = Notice.objects.create(audience=Audience.PLAYER, player_id=player_id, kind=kind, data=data)
+    _written([notice])
     if webhook:
         _to_webhooks([notice])
     return notice
@@ -30,6 +52,7 @@ def to_players(player_ids, kind: str, data: dict[str, Any], *, webhook: bool = F
     notices = Notice.objects.bulk_create(
         [Notice(audience=Audience.PLAYER, player_id=p, kind=kind, data=data) for p in sorted(set(player_ids))]
     )
+    _written(notices)
     if webhook:
         _to_webhooks(notices)
     return notices

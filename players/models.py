@@ -59,6 +59,10 @@ class Player(AbstractUser):
 
     #: when the player was last seen: a request, or an open stream (players.presence)
     last_seen_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    #: the player has a channel that reaches them away (a verified email address or a push
+    #: subscription, with some kind of notification on): kept by ``reach``, read with a
+    #: game's seats so that a move of a game none of whose players has one writes nothing
+    reachable = models.BooleanField(default=False)
 
     objects = PlayerManager()
 
