@@ -455,6 +455,28 @@ UNO_CHAT_RATE = env_str("UNO_CHAT_RATE", "5/10s,30/1m")
 # games in its preset.
 UNO_RATING_PROVISIONAL_GAMES = env_int("UNO_RATING_PROVISIONAL_GAMES", 10)
 
+# --- Issue 29: push notifications (reach/push.py), each off until configured ------------
+# Web Push: the VAPID key pair (`manage.py vapid_keys` makes one) and the contact the push
+# services may write to (mailto: or https:). The public key may be left empty: it is derived.
+UNO_VAPID_PRIVATE_KEY = env_str("UNO_VAPID_PRIVATE_KEY", "")
+UNO_VAPID_PUBLIC_KEY = env_str("UNO_VAPID_PUBLIC_KEY", "")
+UNO_VAPID_SUBJECT = env_str("UNO_VAPID_SUBJECT", "")
+# FCM (HTTP v1): a service account's JSON key file; the project id (default: the file's).
+UNO_FCM_CREDENTIALS_FILE = env_str("UNO_FCM_CREDENTIALS_FILE", "")
+UNO_FCM_PROJECT_ID = env_str("UNO_FCM_PROJECT_ID", "")
+UNO_FCM_ENDPOINT = env_str("UNO_FCM_ENDPOINT", "https://fcm.googleapis.com")
+# APNs (token-based, HTTP/2): the .p8 key file, its key id, the team id, the app's bundle id.
+UNO_APNS_KEY_FILE = env_str("UNO_APNS_KEY_FILE", "")
+UNO_APNS_KEY_ID = env_str("UNO_APNS_KEY_ID", "")
+UNO_APNS_TEAM_ID = env_str("UNO_APNS_TEAM_ID", "")
+UNO_APNS_TOPIC = env_str("UNO_APNS_TOPIC", "")
+UNO_APNS_SANDBOX = env_bool("UNO_APNS_SANDBOX", False)
+UNO_APNS_ENDPOINT = env_str("UNO_APNS_ENDPOINT", "")  # default: Apple's (production or sandbox)
+# Tests and development only: the one CA file push services' certificates are checked
+# against (instead of the system's), and Web Push endpoints on loopback/private addresses.
+UNO_PUSH_CA_BUNDLE = env_str("UNO_PUSH_CA_BUNDLE", "")
+UNO_PUSH_ALLOW_PRIVATE = env_bool("UNO_PUSH_ALLOW_PRIVATE", False)
+
 # --- HTTP: request body limit, CORS -------------------------------------------
 
 # The largest request body accepted (bytes): a larger one answers 413 payload_too_large

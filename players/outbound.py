@@ -25,7 +25,7 @@ import re
 import socket
 import ssl
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -100,6 +100,8 @@ class Response:
     status: int
     body: bytes  # at most max_bytes
     truncated: bool  # the body had more than max_bytes
+    #: the answer's headers, names in lower case (e.g. ``retry-after``)
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def private_targets_allowed() -> bool:
@@ -210,7 +212,8 @@ def post(
         conn.request("POST", destination.target, body=body, headers=headers)
         with conn.getresponse() as resp:
             data = resp.read(max_bytes + 1)
-            return Response(resp.status, data[:max_bytes], len(data) > max_bytes)
+            return Response(resp.status, data[:max_bytes], len(data) > max_bytes,
+                            {k.lower(): v for k, v in resp.getheaders()})
     finally:
         conn.close()
 
