@@ -303,6 +303,13 @@ UNO_HARD_BUDGET_MS = float(env_str("UNO_HARD_BUDGET_MS", "60"))
 UNO_AUTOPILOT_LEVEL = env_str("UNO_AUTOPILOT_LEVEL", "normal")
 # Consecutive timeouts after which a seat goes on autopilot.
 UNO_MAX_TIMEOUTS = env_int("UNO_MAX_TIMEOUTS", 3)
+# A game whose turn_seconds is at least this is a correspondence game (a day per decision,
+# as quick play's correspondence tables and the meeting layer's longer challenges): an away
+# player's clocks stop in it (games.away), and its seats show their time left in words.
+UNO_CORRESPONDENCE_SECONDS = env_int("UNO_CORRESPONDENCE_SECONDS", 86400)
+# Days a player may be away (PUT /players/me/away) per calendar month (UTC); a period that
+# crosses months counts its days in each.  0: nobody may be away.
+UNO_AWAY_DAYS_PER_MONTH = env_int("UNO_AWAY_DAYS_PER_MONTH", 14)
 # How often celery beat sends the deadline sweeper (seconds): the timer itself.  Each
 # sweep enforces the overdue deadlines many games per transaction, batch after batch
 # while full batches come back, for at most this long.  A deadline is enforced about

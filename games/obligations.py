@@ -39,12 +39,21 @@ it makes that earliest due (``robots._enforce``).
 Games stored before obligations existed (``Game.obligations`` null) are read as owing
 what their state owes, the seat in turn under the stored ``Game.deadline``
 (:func:`current`); their first move stores the list.
+
+Away (``games.away``): in a correspondence game (``turn_seconds`` at least
+``UNO_CORRESPONDENCE_SECONDS``) the clock of a human's decision under the turn's deadline
+stands still while its player is away (``Player.away_until``, read with the seats): such
+an obligation has its deadline moved past the away period by the time it had left and
+says until when it is paused (``paused_until``, :func:`pause`); one that begins while its
+player is away starts its clock at ``away_until``.  Windows' own deadlines and robots'
+are not clocks: away changes neither.  The view shows each seat's clock
+(:func:`time_left`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -84,6 +93,9 @@ class Obligation:
     #: which window it is owed in (``engine.window_instance``): one that closed and
     #: opened again in one move is a new obligation (None: not told apart)
     instance: int | None = None
+    #: a ``timeout`` whose clock stands still until then (its player is away): the time
+    #: it has left is ``deadline - paused_until`` (None: its clock runs)
+    paused_until: datetime | None = None
 
     @property
     def key(self) -> tuple[int, str]:
@@ -94,12 +106,14 @@ class Obligation:
                "at": self.at.isoformat(), "deadline": _iso(self.deadline), "enforce": self.enforce}
         if self.instance is not None:
             out["instance"] = self.instance
+        if self.paused_until is not None:
+            out["paused_until"] = self.paused_until.isoformat()
         return out
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Obligation:
         return cls(d["seat"], d["decision"], d["kind"], d["since"], datetime.fromisoformat(d["at"]),
-                   _datetime(d["deadline"]), d["enforce"], d.get("instance"))
+                   _datetime(d["deadline"]), d["enforce"], d.get("instance"), _datetime(d.get("paused_until")))
 
     def overdue(self, now: datetime) -> bool:
         return self.deadline is not None and self.deadline <= now
@@ -144,6 +158,80 @@ def _robots(seats: Iterable[Seat]) -> set[int]:
 
 
 # --------------------------------------------------------------------------------------
+# Away: correspondence clocks that stand still
+# --------------------------------------------------------------------------------------
+def is_correspondence(game: Game) -> bool:
+    """Whether ``game`` is a correspondence game: ``turn_seconds`` at least
+    ``UNO_CORRESPONDENCE_SECONDS`` (a day by default)."""
+    return bool(game.turn_seconds) and game.turn_seconds >= settings.UNO_CORRESPONDENCE_SECONDS
+
+
+def away_until(game: Game, seat: Seat | None, now: datetime) -> datetime | None:
+    """Until when the player of ``seat`` is away, if they are at ``now`` and it stops
+    their clock in ``game`` (a correspondence game, a human seat that no robot plays);
+    else None.  Reads ``Player.away_until`` as loaded with the seats."""
+    if seat is None or seat.player_id is None or is_robot(seat) or not is_correspondence(game):
+        return None
+    until = getattr(seat.player, "away_until", None)
+    return until if until is not None and until > now else None
+
+
+def away_seats(game: Game, seats: Iterable[Seat], now: datetime) -> dict[int, datetime]:
+    """The seats of ``game`` whose player is away at ``now`` (:func:`away_until`)."""
+    out = {}
+    for s in seats:
+        until = away_until(game, s, now)
+        if until is not None:
+            out[s.seat] = until
+    return out
+
+
+def pause(o: Obligation, until: datetime | None, now: datetime) -> Obligation:
+    """``o`` with its clock standing still until ``until`` (its player is away until
+    then), or running from ``now`` again (``until`` None or past: not away), keeping
+    the time it had left: that is its deadline less when its clock runs again (now, or
+    the end of the pause it is in).  Only a human's decision under the turn's deadline
+    has a clock; any other obligation is returned as it is.  The same ``until`` twice
+    changes nothing."""
+    if o.enforce != TIMEOUT or o.deadline is None:
+        return o
+    resumes = max(o.paused_until or now, now)
+    left = max(o.deadline - resumes, timedelta(0))
+    if until is not None and until > now:
+        return replace(o, deadline=until + left, paused_until=until)
+    return replace(o, deadline=now + left, paused_until=None)
+
+
+def time_left(game: Game, seats: Sequence[Seat], owed: Iterable[Obligation], now: datetime) -> list[dict | None]:
+    """Per seat (by seat number), its clock: ``{"seconds", "deadline", "running",
+    "paused"}``, None for a game without a turn limit or not running and for a seat a
+    robot plays.  A seat owing a decision under the turn's deadline: the time left on
+    it (from ``now`` if it runs; ``paused``: its player is away, the clock runs again at
+    the end of the away period), its ``deadline``; a seat owing none (or only a window,
+    whose own deadline is not its clock): the full ``turn_seconds`` it will get, no
+    deadline, ``paused`` when its player is away (its next clock starts then)."""
+    owed = list(owed)
+    n = max((s.seat for s in seats), default=-1) + 1
+    out: list[dict | None] = [None] * n
+    if not game.turn_seconds or game.status != GameStatus.ACTIVE:
+        return out
+    for s in seats:
+        if is_robot(s):
+            continue
+        clocks = [o for o in owed if o.seat == s.seat and o.enforce == TIMEOUT and o.deadline is not None]
+        if clocks:
+            o = min(clocks, key=lambda c: c.deadline)  # type: ignore[arg-type,return-value]
+            paused = o.paused_until is not None and o.paused_until > now
+            resumes = o.paused_until if paused else now
+            out[s.seat] = {"seconds": max((o.deadline - resumes).total_seconds(), 0.0),  # type: ignore[operator]
+                           "deadline": o.deadline, "running": not paused, "paused": paused}
+        else:
+            out[s.seat] = {"seconds": float(game.turn_seconds), "deadline": None, "running": False,
+                           "paused": away_until(game, s, now) is not None}
+    return out
+
+
+# --------------------------------------------------------------------------------------
 # Computing them after a move
 # --------------------------------------------------------------------------------------
 def compute(game: Game, state: engine.State, seats: Sequence[Seat], now: datetime, *, acted: int | None,
@@ -156,6 +244,7 @@ def compute(game: Game, state: engine.State, seats: Sequence[Seat], now: datetim
     if state.status == engine.FINISHED:
         return []
     robots = _robots(seats)
+    away = away_seats(game, seats, now)
     before = {o.key: o for o in previous}
     out = []
     for seat, decision, kind in engine.owed(state):
@@ -170,15 +259,16 @@ def compute(game: Game, state: engine.State, seats: Sequence[Seat], now: datetim
             if old.enforce == EXPIRE or (old.enforce == REVIVE) == robot:
                 out.append(old)
             else:
-                out.append(_new(game, state, seat, decision, kind, old.since, robot, now))
+                out.append(_new(game, state, seat, decision, kind, old.since, robot, now, away.get(seat)))
         else:
-            out.append(_new(game, state, seat, decision, kind, game.version, robot, now))
+            out.append(_new(game, state, seat, decision, kind, game.version, robot, now, away.get(seat)))
     return out
 
 
 def _new(game: Game, state: engine.State, seat: int, decision: str, kind: str, since: int, robot: bool,
-         now: datetime) -> Obligation:
-    """A decision that ``seat`` begins to owe at ``now``."""
+         now: datetime, away: datetime | None = None) -> Obligation:
+    """A decision that ``seat`` begins to owe at ``now`` (its player away until
+    ``away``: a clock under the turn's deadline starts then)."""
     own = engine.deadline_seconds(state, decision)
     if own is not None:  # a deadline of its own, for robots and humans alike
         return Obligation(seat, decision, kind, since, now, now + timedelta(seconds=own), EXPIRE,
@@ -186,8 +276,11 @@ def _new(game: Game, state: engine.State, seat: int, decision: str, kind: str, s
     if robot:
         revive = settings.UNO_BOT_THINK_SECONDS + settings.UNO_BOT_STALL_SECONDS
         return Obligation(seat, decision, kind, since, now, now + timedelta(seconds=revive), REVIVE)
-    deadline = now + timedelta(seconds=game.turn_seconds) if game.turn_seconds else None
-    return Obligation(seat, decision, kind, since, now, deadline, TIMEOUT)
+    if not game.turn_seconds:
+        return Obligation(seat, decision, kind, since, now, None, TIMEOUT)
+    starts = away if away is not None and away > now else now
+    return Obligation(seat, decision, kind, since, now, starts + timedelta(seconds=game.turn_seconds), TIMEOUT,
+                      paused_until=starts if starts > now else None)
 
 
 def record(game: Game, state: engine.State, seats: Sequence[Seat], now: datetime, *, acted: int | None,

@@ -295,8 +295,14 @@ def _enforce(game: Game, now: datetime) -> tuple[list[RecordedMove], bool]:
     change the others: they are read again after each), and whether a robot's
     obligation is overdue (its bot task was lost: :func:`bot_step` revives it).  A
     ``deadline`` column set before the obligations' earliest (by hand: an operator, a
-    test) makes that earliest due.  Writes nothing; raises if the engine cannot act."""
+    test) makes that earliest due.  A decision under the turn's deadline of a player who
+    is away, in a correspondence game, is never timed out (``games.away``): its clock is
+    kept paused until the away period ends (:func:`_keep_paused`), whatever its stored
+    deadline says.  Writes nothing; raises if the engine cannot act."""
     seats = {s.seat: s for s in game.seat_list}
+    away = obligations.away_seats(game, game.seat_list, now)
+    if away:
+        _keep_paused(game, away, now)
     moves: list[RecordedMove] = []
     for _ in range(4 * len(seats) + 4):  # each move answers an obligation: a bound, not a limit
         owed = obligations.current(game, game.seat_list)
@@ -304,12 +310,25 @@ def _enforce(game: Game, now: datetime) -> tuple[list[RecordedMove], bool]:
         if not due and not moves:
             first = obligations.earliest(owed)
             due = [o for o in owed if first is not None and o.deadline == first]
-        enforced = sorted((o for o in due if o.enforce != REVIVE), key=lambda o: o.deadline)  # type: ignore[arg-type,return-value]
+        enforced = sorted((o for o in due if o.enforce != REVIVE and not (o.enforce == TIMEOUT and o.seat in away)),
+                          key=lambda o: o.deadline)  # type: ignore[arg-type,return-value]
         if not enforced:
             return moves, any(o.enforce == REVIVE for o in due)
         moves.append(_act_for(game, enforced[0], seats.get(enforced[0].seat), now))
     log.warning("game %s: overdue obligations left after %s timer moves", game.pk, len(moves))
     return moves, False
+
+
+def _keep_paused(game: Game, away: dict[int, datetime], now: datetime) -> None:
+    """Pause, in memory, the clocks of the away seats (``away``: seat -> until when) of
+    the locked ``game`` that do not stand still until then (a seat taken, or a game
+    started, while its player went away; a deadline moved by hand): each keeps the time
+    it had left, from now at most (``obligations.pause``)."""
+    owed = obligations.current(game, game.seat_list)
+    kept = [obligations.pause(o, away[o.seat], now) if o.seat in away else o for o in owed]
+    if kept != owed:
+        log.warning("game %s: the clocks of away seats %s paused by the sweeper", game.pk, sorted(away))
+        game.obligations = [o.to_json() for o in kept]
 
 
 def _forget_ids(recorded: RecordedMove) -> None:
@@ -389,11 +408,12 @@ def enforce_batch(limit: int, *, game_id: int | None = None, version: int | None
             recorded += moves
             if revive and not moves:  # (a timer move queues its own bot step)
                 batch.robots.append((game.pk, game.version))
-            elif not moves:  # a deadline column where no obligation has one (set by hand)
-                game.deadline = None
+            elif not moves:  # a deadline column before any obligation's (set by hand), or only
+                # away players' paused clocks overdue: the obligations' earliest deadline
+                game.deadline = obligations.earliest(obligations.current(game, game.seat_list))
                 stale.append(game)
         if stale:
-            update_rows(stale, ("deadline",))
+            update_rows(stale, ("obligations", "deadline"))
         written = _write(recorded)
         kept = {id(one) for one in written}
         batch.failed += list(dict.fromkeys(one.game.pk for one in recorded if id(one) not in kept))

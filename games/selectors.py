@@ -38,8 +38,9 @@ from players.presence import is_online
 _SEAT_COLUMNS = ("id", "game_id", "seat", "player_id", "bot_level", "timeouts", "autopilot", "left", "won")
 #: a seat's player as read with it (``online``: players.presence)
 #: ``reachable``: the player has a channel that reaches them away (reach's outbox: its
-#: move hook's ``wants`` reads it here, without a query)
-_PLAYER_COLUMNS = ("id", "username", "last_seen_at", "reachable")
+#: move hook's ``wants`` reads it here, without a query); ``away_until``: the end of the
+#: player's away period (``games.away``: a new decision's clock starts then)
+_PLAYER_COLUMNS = ("id", "username", "last_seen_at", "reachable", "away_until")
 
 
 def per_backend(build: Callable[..., str]) -> Callable[..., str]:
@@ -126,6 +127,7 @@ def _seat_columns() -> str:
         f" (SELECT p.username FROM {_table(Player)} p WHERE p.id = s.player_id),"
         f" (SELECT p.last_seen_at FROM {_table(Player)} p WHERE p.id = s.player_id),"
         f" (SELECT p.reachable FROM {_table(Player)} p WHERE p.id = s.player_id),"
+        f" (SELECT p.away_until FROM {_table(Player)} p WHERE p.id = s.player_id),"
         f" (SELECT w.id FROM {_table(Webhook)} w WHERE w.player_id = s.player_id)"
     )
 
@@ -155,9 +157,9 @@ def _seat(values: Sequence[Any]) -> Seat:
     and ``last_seen_at``, for ``online``; the rest of a player's row loads on access) and
     ``webhook_id`` (the player's webhook, None without one)."""
     seat = _instance(Seat, _SEAT_COLUMNS, values)
-    username, last_seen, reachable, seat.webhook_id = values[len(_SEAT_COLUMNS):]
+    username, last_seen, reachable, away, seat.webhook_id = values[len(_SEAT_COLUMNS):]
     if seat.player_id is not None:
-        seat.player = _instance(Player, _PLAYER_COLUMNS, (seat.player_id, username, last_seen, reachable))
+        seat.player = _instance(Player, _PLAYER_COLUMNS, (seat.player_id, username, last_seen, reachable, away))
     return seat
 
 
@@ -235,7 +237,7 @@ def etag_for(game: Game, viewer: int | None) -> str:
     return f'W/"g{game.pk}-v{game.version}-{stamp}-s{"x" if viewer is None else viewer}-o{online}"'
 
 
-def _player_entry(seat: Seat, view_player: dict | None, deadline=None) -> dict:
+def _player_entry(seat: Seat, view_player: dict | None, deadline=None, time_left=None, away=None) -> dict:
     return {
         "seat": seat.seat,
         "username": seat.player.username if seat.player_id else None,
@@ -251,6 +253,10 @@ def _player_entry(seat: Seat, view_player: dict | None, deadline=None) -> dict:
         "status": view_player.get("status", "active") if view_player else "active",
         "deadline": deadline,
         "online": _online(seat),
+        # its clock (``obligations.time_left``), and the end of its player's away period
+        # where that stops the clock (a correspondence game)
+        "time_left": time_left,
+        "away_until": away,
     }
 
 
@@ -336,7 +342,11 @@ def game_view(game: Game, player, seats: list[Seat] | None = None) -> dict[str, 
     v = engine.view(state, seat)
     owed = obligations.current(game, seats, state)
     deadlines = obligations.seat_deadlines(owed, len(v["players"]))
-    out["players"] = [_player_entry(s, v["players"][s.seat], deadlines[s.seat]) for s in seats]
+    now = timezone.now()
+    clocks = obligations.time_left(game, seats, owed, now)
+    away = obligations.away_seats(game, seats, now) if game.status == GameStatus.ACTIVE else {}
+    out["players"] = [_player_entry(s, v["players"][s.seat], deadlines[s.seat], clocks[s.seat], away.get(s.seat))
+                      for s in seats]
     out["obligations"] = obligations.public(owed)
     out["deck"] = engine.deck_of(state)
     for key in ("current_seat", "dealer", "direction", "top_card", "current_color", "draw_pile_count",

@@ -77,6 +77,28 @@ class CardSerializer(serializers.Serializer):
                                   help_text="Decktet-Uno: its one to three suits")
 
 
+class TimeLeftSerializer(serializers.Serializer):
+    """A seat's clock: the time it has for the decision it owes under the turn's deadline
+    (docs: Time and correspondence games, "Time left")."""
+
+    seconds = serializers.FloatField(
+        min_value=0,
+        help_text="Seconds left on the seat's clock: as of this response while it runs (`deadline` is what counts); "
+        "while paused, what it will have when the clock runs again; for a seat owing no decision under the turn's "
+        "deadline, the full `turn_seconds` its next one gets.",
+    )
+    deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the timer acts for the seat (the decision's deadline; while paused, the end of the away "
+        "period plus `seconds`); null when the seat owes no decision under the turn's deadline.",
+    )
+    running = serializers.BooleanField(help_text="The seat owes a decision and its clock runs now.")
+    paused = serializers.BooleanField(
+        help_text="Its player is away (`away_until`, a correspondence game): the clock stands still until then "
+        "(a decision that comes meanwhile starts its clock then)."
+    )
+
+
 class SeatInGameSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     username = serializers.CharField(allow_null=True)
@@ -109,6 +131,17 @@ class SeatInGameSerializer(serializers.Serializer):
         help_text="A human seat's player was seen in the last UNO_PRESENCE_SECONDS (120 by default: a request, or "
         "an open stream or feed); null for a bot seat. As of this view: it changes the `ETag`, but no event is sent "
         "when it changes.",
+    )
+    time_left = TimeLeftSerializer(
+        allow_null=True,
+        help_text="The seat's clock; null in a game without a turn limit (`turn_seconds` null), a game not running "
+        "(waiting or finished), and for a seat a bot or the autopilot plays.",
+    )
+    away_until = serializers.DateTimeField(
+        allow_null=True,
+        help_text="In a correspondence game (`turn_seconds` at least UNO_CORRESPONDENCE_SECONDS, a day by default) "
+        "whose player is away (`PUT /players/me/away`): until when; the seat's clock stands still until then. "
+        "Null otherwise (always null in real-time games, which away does not affect).",
     )
 
 
@@ -428,3 +461,26 @@ class RulesetsSerializer(serializers.Serializer):
     groups = serializers.ListField(child=serializers.CharField(), help_text="The options' groups, in the order to "
                                    "show them.")
     results = RulesetSerializer(many=True, help_text="Every preset, in the order of the schema's `RulesetEnum`.")
+
+
+# -- away (games.away) -------------------------------------------------------------------
+class AwayInputSerializer(serializers.Serializer):
+    until = serializers.DateTimeField(
+        help_text="When the away period ends: an ISO 8601 date and time in the future (without an offset: UTC), at "
+        "most UNO_AWAY_DAYS_PER_MONTH days after the period's start (now, or the start of the period the player is "
+        "in, which this extends or shortens).",
+    )
+
+
+class AwaySerializer(serializers.Serializer):
+    away_until = serializers.DateTimeField(
+        allow_null=True, help_text="The end of the caller's away period; null when not away."
+    )
+    days_used_this_month = serializers.FloatField(
+        min_value=0,
+        help_text="Days (24 h each, fractions counted) of this calendar month (UTC) in the caller's away periods: past, "
+        "current and planned to its end.",
+    )
+    days_allowed_per_month = serializers.IntegerField(
+        min_value=0, help_text="UNO_AWAY_DAYS_PER_MONTH: the most days a player may be away in one calendar month."
+    )

@@ -14,4 +14,5 @@ urlpatterns = [
     path("games/<int:game_id>/scores", views.ScoresView.as_view(), name="game-scores"),
     path("games/<int:game_id>/events", streams.game_events, name="game-events"),
     path("players/me/events", streams.player_events, name="player-events"),
+    path("players/me/away", views.AwayView.as_view(), name="player-away"),
 ]

@@ -11,12 +11,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.problems import PROBLEM_CONTENT_TYPE, ApiError, problem_responses
-from games import rulesets, selectors, services, streams
+from games import away, rulesets, selectors, services, streams
 from games.pagination import AFTER, LIMIT, MOST_URGENT, NEWEST, GamePagination, int_param
 from games.serializers import (
     ActionConflictSerializer,
     ActionResultSerializer,
     ActionSerializer,
+    AwayInputSerializer,
+    AwaySerializer,
     CreateGameSerializer,
     GamePageSerializer,
     GameSerializer,
@@ -406,3 +408,50 @@ class ScoresView(APIView):
     )
     def get(self, request, game_id: int):
         return Response(selectors.score_table(selectors.get_game(game_id)))
+
+
+AWAY_DESCRIPTION = (
+    "While the caller is away, the clocks of their decisions in running correspondence games (`turn_seconds` at least "
+    "UNO_CORRESPONDENCE_SECONDS, a day by default) stand still: each deadline moves past the away period by the time it "
+    "had left, a decision that comes meanwhile starts its clock at the period's end, and the sweeper never times them "
+    "out. Real-time games, windows with their own deadline (a buzz) and seats on autopilot are not affected. The game "
+    "view shows `players[i].away_until` and `time_left.paused`. At most UNO_AWAY_DAYS_PER_MONTH days (14 by default) "
+    "per calendar month (UTC; a period crossing months counts its days in each) and per period."
+)
+
+
+class AwayView(APIView):
+    """The caller's away period (docs: Time and correspondence games, "Away")."""
+
+    @extend_schema(
+        operation_id="players_away_get", summary="The caller's away period and this month's count", tags=["players"],
+        description=AWAY_DESCRIPTION, responses={200: AwaySerializer, **problem_responses(401, 429)},
+    )
+    def get(self, request):
+        return Response(AwaySerializer(away.away_status(request.user)).data)
+
+    @extend_schema(
+        operation_id="players_away_set", summary="Be away until a time (starts now, or moves the current end)",
+        tags=["players"], description=AWAY_DESCRIPTION, request=AwayInputSerializer,
+        responses={200: AwaySerializer, **problem_responses(
+            (400, "`invalid` (with `fields.until`): missing, not a date and time, not in the future, or a period longer "
+             "than UNO_AWAY_DAYS_PER_MONTH days (with `days_left` and `days_allowed_per_month`); `malformed_json`"),
+            401, (403, "`bot_account`: a bot is never away"),
+            (409, "`away_days_exhausted`: a calendar month the period touches would count more than "
+             "UNO_AWAY_DAYS_PER_MONTH days, with that `month` (`YYYY-MM`), the `days_left` in it and "
+             "`days_allowed_per_month`; nothing changed"),
+            415, 429)},
+    )
+    def put(self, request):
+        ser = AwayInputSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        return Response(AwaySerializer(away.set_away(player=request.user, until=ser.validated_data["until"])).data)
+
+    @extend_schema(
+        operation_id="players_away_end", summary="End the caller's away period now", tags=["players"],
+        description="The unused days are given back, and the caller's correspondence clocks run again, each with the "
+        "time it had left. Not away: nothing changes (200).",
+        responses={200: AwaySerializer, **problem_responses(401, (403, "`bot_account`: a bot is never away"), 429)},
+    )
+    def delete(self, request):
+        return Response(AwaySerializer(away.end_away(player=request.user)).data)

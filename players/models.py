@@ -63,6 +63,10 @@ class Player(AbstractUser):
     #: subscription, with some kind of notification on): kept by ``reach``, read with a
     #: game's seats so that a move of a game none of whose players has one writes nothing
     reachable = models.BooleanField(default=False)
+    #: the end of the player's away period (``games.away``): their correspondence clocks
+    #: stand still until then; null, or a time past, when not away.  Read with a game's
+    #: seats (a move starts an away player's new decision's clock at this time)
+    away_until = models.DateTimeField(null=True, blank=True)
 
     objects = PlayerManager()
 
@@ -172,6 +176,29 @@ class Block(models.Model):
 
     def __str__(self) -> str:
         return f"{self.blocker_id} blocks {self.blocked_id}"
+
+
+class AwayPeriod(models.Model):
+    """A stretch of time a player is (or was, or will be until ``ends_at``) away
+    (``games.away``): what the monthly maximum, ``UNO_AWAY_DAYS_PER_MONTH``, counts.  The
+    current one ends at ``Player.away_until``; ending it early moves ``ends_at`` back."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="away_periods", db_index=False)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [
+            # a player's periods that touch a month (the monthly count)
+            models.Index(fields=["player", "ends_at"], name="players_away_player_ends"),
+        ]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(ends_at__gte=models.F("starts_at")),
+                                   name="players_away_ends_after_start"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} away {self.starts_at:%Y-%m-%d %H:%M} to {self.ends_at:%Y-%m-%d %H:%M}"
 
 
 class RateCounter(models.Model):
