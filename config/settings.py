@@ -462,6 +462,56 @@ UNO_CHAT_RATE = env_str("UNO_CHAT_RATE", "5/10s,30/1m")
 # games in its preset.
 UNO_RATING_PROVISIONAL_GAMES = env_int("UNO_RATING_PROVISIONAL_GAMES", 10)
 
+# --- Issue 29: reaching players who are away (reach/: outbox, email, delivery) ----------
+# docs/players/notifications.md says what is sent when; docs/operators/configuration.md.
+# The server's address as players reach it: the links in emails and push messages.
+UNO_PUBLIC_URL = env_str("UNO_PUBLIC_URL", "http://localhost:8000")
+# The browser client's notification settings (a path of UNO_PUBLIC_URL, in every email).
+UNO_REACH_SETTINGS_PATH = env_str("UNO_REACH_SETTINGS_PATH", "/#/settings")
+# "Your turn" and reminders: only for turns at least this long (seconds), or without a limit.
+UNO_REACH_MIN_TURN_SECONDS = env_int("UNO_REACH_MIN_TURN_SECONDS", 3600)
+# "Your turn" waits this long (seconds) after the turn began, and is skipped if the player
+# was seen since (a request, or an open stream: players.presence).
+UNO_REACH_YOUR_TURN_DELAY_SECONDS = env_int("UNO_REACH_YOUR_TURN_DELAY_SECONDS", 300)
+# Reminders before a deadline: when this fraction of the turn is left (0: none), and this
+# many seconds before it (0: none).
+UNO_REACH_REMIND_FRACTION = float(env_str("UNO_REACH_REMIND_FRACTION", "0.25"))
+UNO_REACH_REMIND_SECONDS = env_int("UNO_REACH_REMIND_SECONDS", 3600)
+# How often beat sends the outbox sweeper (seconds), and how long one sweep may deliver.
+UNO_REACH_SWEEP_SECONDS = float(env_str("UNO_REACH_SWEEP_SECONDS", "10"))
+UNO_REACH_SWEEP_BUDGET_SECONDS = float(env_str("UNO_REACH_SWEEP_BUDGET_SECONDS", "30"))
+# Messages due within this many seconds also get a delivery task at their due time (the
+# fast path; below the Redis broker's visibility timeout).
+UNO_REACH_FAST_PATH_SECONDS = float(env_str("UNO_REACH_FAST_PATH_SECONDS", "600"))
+# Temporary failures (the mail server down, a push service busy): retried after this many
+# seconds, doubling up to the maximum, at most UNO_REACH_MAX_ATTEMPTS times in all.
+UNO_REACH_RETRY_SECONDS = float(env_str("UNO_REACH_RETRY_SECONDS", "30"))
+UNO_REACH_RETRY_MAX_SECONDS = float(env_str("UNO_REACH_RETRY_MAX_SECONDS", "3600"))
+UNO_REACH_MAX_ATTEMPTS = env_int("UNO_REACH_MAX_ATTEMPTS", 8)
+# A worker delivering a player's messages holds them this long at most (seconds): one
+# killed meanwhile leaves them to the next sweep after that.
+UNO_REACH_LEASE_SECONDS = float(env_str("UNO_REACH_LEASE_SECONDS", "120"))
+# How long an email verification link works (hours).
+UNO_REACH_VERIFY_HOURS = float(env_str("UNO_REACH_VERIFY_HOURS", "48"))
+# Email: Django's mail framework. With EMAIL_HOST set, SMTP (EMAIL_PORT, EMAIL_HOST_USER,
+# EMAIL_HOST_PASSWORD, EMAIL_USE_TLS / EMAIL_USE_SSL); without it, the console backend
+# (emails are written to the worker's log). EMAIL_BACKEND picks any other backend.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST
+                        else "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "UNO <uno@localhost>")
+CELERY_BEAT_SCHEDULE["deliver-notifications"] = {
+    "task": "reach.tasks.sweep",
+    "schedule": UNO_REACH_SWEEP_SECONDS,
+    "options": {"expires": max(UNO_REACH_SWEEP_SECONDS, 2.0)},
+}
+
 # --- Issue 29: push notifications (reach/push.py), each off until configured ------------
 # Web Push: the VAPID key pair (`manage.py vapid_keys` makes one) and the contact the push
 # services may write to (mailto: or https:). The public key may be left empty: it is derived.
@@ -583,6 +633,7 @@ SPECTACULAR_SETTINGS = {
     # The health check's parts share one enum; so do the fields that take one of these choice sets.
     "ENUM_NAME_OVERRIDES": {
         "HealthPartEnum": ["ok", "error"],
+        "PushPlatformEnum": "reach.models.PLATFORMS",
         "GameStatusEnum": "games.models.GameStatus.values",
         "ColorEnum": "games.engine.COLORS",
         "LevelEnum": "games.services.BOT_LEVELS",

@@ -2,10 +2,11 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from config.views import HealthView, LivenessView, client_page
+from config.views import HealthView, LivenessView, client_page, service_worker
 
 urlpatterns = [
     path("", client_page, name="client"),
+    path("sw.js", service_worker, name="service-worker"),
     path("admin/", admin.site.urls),
     path("health", LivenessView.as_view(schema=None), name="health-root"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -16,6 +17,7 @@ urlpatterns = [
     path("api/v1/", include("meeting.urls")),
     path("api/v1/", include("matchmaking.urls")),
     path("api/v1/", include("chat.urls")),
+    path("api/v1/", include("reach.urls")),
     path("api/v1/", include("standing.urls")),
 ]
 
