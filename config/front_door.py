@@ -14,7 +14,7 @@ timeout and the per-IP cap).  Here, still on the loop, nothing holding a thread:
 
    - an async view (the event streams, ``games.streams``) runs on the loop through
      Django's ASGI handler;
-   - a long-poll (``GET /games/{id}`` with ``wait_for_version``) waits on the loop
+   - a long-poll (``GET`` or ``HEAD /games/{id}`` with ``wait_for_version``) waits on the loop
      (``games.streams.wait_first``), then is answered the same way;
    - everything else, the move path included, runs through Django's WSGI handler on
      a fixed pool of ``GUNICORN_THREADS`` threads per process (a2wsgi), each keeping
@@ -243,7 +243,8 @@ def _route(scope: dict) -> tuple[str, Any]:
     view = match.func
     if iscoroutinefunction(view) or getattr(view, "view_is_async", False):
         return LIVE, match
-    if (scope["method"] == "GET" and match.url_name == "game-detail"
+    # (Django serves HEAD with the view's GET, and reads any method upper-cased)
+    if (scope["method"].upper() in ("GET", "HEAD") and match.url_name == "game-detail"
             and "wait_for_version" in QueryDict(scope.get("query_string", b"").decode("latin-1"))):
         return WAIT, match
     return SYNC, match

@@ -52,10 +52,10 @@ def problem(exc: ApiError) -> HttpResponseBase:
 def _key(request: HttpRequest) -> str | None:
     header = request.headers.get("Authorization", "")
     if header:
-        prefix, _, key = header.partition(" ")
-        if prefix.lower() != "token" or not key.strip():
+        parts = header.encode("latin-1", "replace").split()  # as DRF's views split it (any ASCII white space)
+        if len(parts) != 2 or parts[0].lower() != b"token":
             raise ApiError(401, "not_authenticated", "Authorization must be 'Token <key>'")
-        return key.strip()
+        return parts[1].decode("latin-1")
     return request.GET.get("token") or None
 
 
@@ -220,31 +220,56 @@ async def player_events(request: HttpRequest) -> HttpResponseBase:
     return EventStreamResponse(request, sub)
 
 
-#: set in an ASGI request's scope once its wait is over (:func:`wait_first`)
+#: set in an ASGI request's scope once the front door has dealt with its wait (:func:`wait_first`)
 WAITED = "uno.waited"
 
 
 def waited(request: HttpRequest) -> bool:
-    """Whether ``request``'s long-poll was waited for before Django saw it."""
+    """Whether ``request``'s long-poll was dealt with before Django saw it: waited for,
+    or found not to be waited for (the view then never waits in a thread)."""
     return bool(getattr(request, "scope", {}).get(WAITED))
 
 
-async def wait_first(scope: dict, game_id: int) -> None:
-    """The wait of a long-poll (``GET /games/{id}?wait_for_version=N``, as Django
-    resolved it) before Django's handler sees the request (``config.front_door``),
-    whose synchronous middleware would hold a thread for all of it; marks the scope
-    waited.  An unauthenticated or malformed request is not waited for: the view
-    answers it with its problem."""
-    from django.http import QueryDict
+def _view_credentials(request: HttpRequest):
+    """``(player, token)`` as the game's view authenticates ``request`` (DRF's
+    authenticators of the settings, on the header alone), or None."""
+    from rest_framework.exceptions import APIException
+    from rest_framework.request import Request
+    from rest_framework.settings import api_settings
 
-    request = HttpRequest()
-    request.META["HTTP_AUTHORIZATION"] = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
-    request.GET = QueryDict(scope["query_string"].decode("latin-1"))
+    drf_request = Request(request)
+    for authenticator in api_settings.DEFAULT_AUTHENTICATION_CLASSES:
+        try:
+            credentials = authenticator().authenticate(drf_request)
+        except APIException:
+            return None
+        if credentials is not None:
+            return credentials
+    return None
+
+
+async def wait_first(scope: dict, game_id: int) -> None:
+    """The wait of a long-poll (``GET`` or ``HEAD /games/{id}?wait_for_version=N``, as
+    Django resolved it) before Django's handler sees the request (``config.front_door``),
+    whose synchronous middleware would hold a thread for all of it.  The request is read
+    as Django reads it (its ASGI request: headers joined, query parsed) and authenticated
+    as the view authenticates it, so that any request the view would wait for is waited
+    for here.  An unauthenticated or malformed request is not waited for: the view
+    answers it with its problem.  Either way the scope is marked, and the view does not
+    wait in a thread (asgiref's one shared thread, under the front door)."""
+    import io
+
+    from django.core.handlers.asgi import ASGIRequest
+
+    scope[WAITED] = True
     try:
-        _, token = await sync_to_async(authenticate)(request)
+        request = ASGIRequest(scope, io.BytesIO())
         wait = wait_params(request.GET)
-    except ApiError:
+    except (UnicodeDecodeError, ApiError):  # Django's handler answers 400, the view its problem
         return
-    if wait is not None:
-        await wait_for_version(game_id, *wait, token_id=token.pk)
-        scope[WAITED] = True
+    if wait is None:
+        return
+    credentials = await sync_to_async(_view_credentials)(request)
+    if credentials is None:
+        return
+    await wait_for_version(game_id, *wait, token_id=credentials[1].pk)

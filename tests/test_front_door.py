@@ -205,6 +205,39 @@ def test_every_spelling_of_a_long_poll_waits_on_the_loop(roomy, query):
     assert all(status == 200 and seconds >= 2.5 for status, seconds in results), results
 
 
+@pytest.mark.parametrize("method, authorization", [("HEAD", "Token {}"), ("GET", "Token\t{}"),
+                                                   ("HEAD", "token \t {}")])
+def test_every_form_of_a_long_poll_django_serves_waits_on_the_loop(roomy, method, authorization):
+    """A long-poll as Django reads it, whatever the form: HEAD (served by the view's GET)
+    and an Authorization header that DRF splits on any white space.  Such long-polls
+    once waited in a thread: HEAD on the 4 threads that run the API (the plain request
+    waited behind them), a tab in the header on asgiref's one shared thread (each
+    long-poll waited after the one before, and a stream opened meanwhile with them)."""
+    game_id, a, b = two_player_game(roomy)
+    version = call(roomy, "GET", f"/api/v1/games/{game_id}", token=a)[1]["version"]
+    path = f"/api/v1/games/{game_id}?wait_for_version={version}&timeout=3"
+
+    def poll(_) -> tuple[int, float]:
+        began = time.monotonic()
+        status = call(roomy, method, path, headers={"Authorization": authorization.format(a)})[0]
+        return status, time.monotonic() - began
+
+    with ThreadPoolExecutor(12) as pool:
+        polls = [pool.submit(poll, i) for i in range(12)]
+        time.sleep(1)
+        began = time.monotonic()
+        assert call(roomy, "GET", "/api/v1/players/me", token=b)[0] == 200
+        stream = open_stream(roomy.port, f"/api/v1/games/{game_id}/events", b)
+        try:
+            assert stream.status == 200, stream.body
+        finally:
+            stream.close()
+        assert time.monotonic() - began < 2  # neither behind the long-polls
+        results = [p.result() for p in polls]
+    # each waited its own 3 s, side by side (one after another, the second would end after 6 s)
+    assert all(status == 200 and 2.5 <= seconds < 6 for status, seconds in results), results
+
+
 @pytest.mark.parametrize("spelling", ["/api/v1/games/{id}/events", "/api/v1/games/%3{last}/events",
                                       "/api/v1/games/{id}/event%73", "/api/v1/players/me/events",
                                       "/api/v1/players/me/event%73", "/api/v1/players/%6De/events"])
@@ -217,6 +250,17 @@ def test_every_spelling_of_a_stream_is_the_stream(roomy, spelling):
     try:
         assert stream.status == 200, stream.body
         assert stream.headers["content-type"].startswith("text/event-stream")
+    finally:
+        stream.close()
+
+
+@pytest.mark.parametrize("authorization", ["Token\t{}", "token  {}", "TOKEN {} "])
+def test_a_stream_reads_the_authorization_header_as_the_api_does(roomy, authorization):
+    _, token = register(roomy)
+    assert call(roomy, "GET", "/api/v1/players/me", headers={"Authorization": authorization.format(token)})[0] == 200
+    stream = open_stream(roomy.port, "/api/v1/players/me/events", headers={"Authorization": authorization.format(token)})
+    try:
+        assert stream.status == 200, stream.body
     finally:
         stream.close()
 
