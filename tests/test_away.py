@@ -8,13 +8,15 @@ clock; the away services take an explicit ``now`` where months must be chosen.""
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta, timezone as dt_timezone
 
 import pytest
+from django.db import connections
 from django.utils import timezone
 
 from config.problems import ApiError
-from games import away, obligations, robots
+from games import away, engine, obligations, robots, services
 from games.models import Game, Move, Seat
 from players.models import AwayPeriod, Player
 from tests.games_support import by_seat, clients, game_url, play_out, start_table  # noqa: F401 (fixture)
@@ -198,7 +200,7 @@ def test_a_bot_account_is_never_away(make_player, api):
     assert r.status_code == 403 and r.json()["code"] == "bot_account"
 
 
-def test_away_needs_a_token(api):
+def test_away_needs_a_token(api, db):
     assert api.get(AWAY).status_code == 401
     assert api.put(AWAY, {"until": "2031-01-01T00:00:00Z"}, format="json").status_code == 401
 
@@ -358,3 +360,102 @@ def test_bot_seats_and_autopilot_keep_their_times(clients):
     g = view(players[0], gid)
     bot = next(p for p in g["players"] if p["is_bot"])
     assert bot["away_until"] is None and bot["time_left"] is None
+
+
+# --- under concurrency (PostgreSQL's row locks; SQLite's one write lock) -------------
+THREADS = 8
+
+
+def _at_once(work, n: int = THREADS) -> list:
+    """``work(i)`` in ``n`` threads released together; each result or exception."""
+    barrier = threading.Barrier(n)
+    results: list = [None] * n
+
+    def run(i):
+        try:
+            barrier.wait(timeout=30)
+            results[i] = work(i)
+        except BaseException as exc:  # noqa: BLE001 (reported by the test)
+            results[i] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    return results
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_puts_make_one_period(make_player):
+    """Two PUTs of a player who is not away, at once: one period, whose end is the
+    player's ``away_until`` (the player's row lock: neither creates its own)."""
+    player, _ = make_player()
+    now = timezone.now()
+    untils = [now + timedelta(hours=10 + i) for i in range(THREADS)]
+    results = _at_once(lambda i: away.set_away(player=player, until=untils[i]))
+    assert all(isinstance(r, away.AwayStatus) for r in results), results
+    period = AwayPeriod.objects.get(player=player)
+    assert Player.objects.get(pk=player.pk).away_until == period.ends_at
+    assert period.ends_at in untils
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_away_changes_racing_moves_leave_every_clock_paused_or_running(make_player):
+    """A player goes away, comes back and goes away again while their opponents and they
+    move in three correspondence games and a real-time one: at the end every clock of
+    theirs in a correspondence game stands still until their ``away_until`` exactly (or
+    runs, when they are back), each game's ``deadline`` is its obligations' earliest, and
+    the real-time game's clocks never paused."""
+    me, _ = make_player()
+    games = []
+    for turn_seconds in (DAY, DAY, 2 * DAY, 60):
+        other, _ = make_player()
+        game = services.create_game(creator=me, ruleset="standard", max_players=2, turn_seconds=turn_seconds,
+                                    options={"rounds": 1})
+        services.join_game(player=other, game_id=game.pk)
+        services.start_game(player=me, game_id=game.pk)
+        games.append(game.pk)
+    now = timezone.now()
+
+    def work(i):
+        if i < 4:  # the away player: going away, back, away again
+            if i == 1:
+                return away.end_away(player=me)
+            return away.set_away(player=me, until=now + timedelta(hours=5 + i))
+        gid = games[i - 4]  # whoever is in turn in game i - 4 moves, a few times
+        done = 0
+        for _ in range(6):
+            game = Game.objects.get(pk=gid)
+            if game.status != "active":
+                break
+            seat = Seat.objects.get(game_id=gid, seat=game.current_seat)
+            action = engine.legal_actions(engine.State.from_dict(game.state), seat.seat)[0]
+            try:
+                services.act(game_id=gid, player=seat.player, action=action, expected_version=game.version)
+                done += 1
+            except ApiError as exc:
+                assert exc.code == "stale_version", exc
+        return done
+
+    results = _at_once(work)
+    assert not [r for r in results if isinstance(r, BaseException)], results
+    until = Player.objects.get(pk=me.pk).away_until
+    check = timezone.now()
+    for gid in games:
+        game = Game.objects.get(pk=gid)
+        owed = obligations.current(game)
+        assert game.deadline == obligations.earliest(owed)
+        seat = Seat.objects.get(game_id=gid, player=me).seat
+        for o in owed:
+            if o.seat != seat or o.enforce != "timeout" or game.status != "active":
+                continue
+            if game.turn_seconds == 60 or until is None or until <= check:
+                assert o.paused_until is None, (gid, o)
+            else:
+                assert o.paused_until == until and o.deadline >= until, (gid, o)
+    assert AwayPeriod.objects.filter(player=me, ends_at__gt=check).count() == (until is not None and until > check)
