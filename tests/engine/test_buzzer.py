@@ -22,27 +22,9 @@ import pytest
 
 from games import bots
 from games.bots import policies
-from games.engine import (
-    Action,
-    Config,
-    IllegalMove,
-    InvalidAction,
-    InvalidOptions,
-    NotYourTurn,
-    State,
-    apply,
-    build_rules,
-    deadline_seconds,
-    legal_actions,
-    legal_moves,
-    new_game,
-    observe,
-    owed,
-    push,
-    resolve_options,
-    view,
-    visible_events,
-)
+from games.engine import (Action, Config, IllegalMove, InvalidAction, InvalidOptions, NotYourTurn, State, apply,
+                          build_rules, deadline_seconds, legal_actions, legal_moves, new_game, observe, owed, push,
+                          resolve_options, view, visible_events)
 from games.engine.uno.buzzer import BuzzWindow
 
 from . import test_properties as properties

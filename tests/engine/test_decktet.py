@@ -11,23 +11,8 @@ from collections import Counter
 import pytest
 
 from games.bots import LEVELS, decide
-from games.engine import (
-    IllegalMove,
-    InvalidAction,
-    InvalidOptions,
-    NotYourCard,
-    NotYourTurn,
-    UnknownCard,
-    State,
-    apply,
-    build_rules,
-    legal_actions,
-    new_game,
-    observe,
-    replay,
-    view,
-    visible_events,
-)
+from games.engine import (IllegalMove, InvalidAction, InvalidOptions, NotYourCard, NotYourTurn, UnknownCard, State,
+                          apply, build_rules, legal_actions, new_game, observe, replay, view, visible_events)
 from tests.engine.helpers import arrange_game, assert_game_conserved, assert_refused, card_in, ev_types, only
 
 PRESET = "decktet_uno"

@@ -21,25 +21,9 @@ import pytest
 
 from games import engine
 from games.bots import choose
-from games.engine import (
-    COLORS,
-    DECISIONS,
-    Action,
-    IllegalMove,
-    InvalidOptions,
-    NotYourTurn,
-    State,
-    apply,
-    build_rules,
-    legal_actions,
-    legal_moves,
-    new_game,
-    observe,
-    owed,
-    resolve_options,
-    view,
-    visible_events,
-)
+from games.engine import (COLORS, DECISIONS, Action, IllegalMove, InvalidOptions, NotYourTurn, State, apply,
+                          build_rules, legal_actions, legal_moves, new_game, observe, owed, resolve_options, view,
+                          visible_events)
 from games.engine.uno.deflect import ONLY_IN_ANSWER
 
 from . import test_properties as properties

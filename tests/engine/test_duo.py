@@ -16,40 +16,16 @@ import pytest
 
 from games import engine
 from games.bots import choose
-from games.engine import (
-    IllegalMove,
-    InvalidAction,
-    InvalidOptions,
-    NotYourCard,
-    NotYourTurn,
-    State,
-    apply,
-    build_rules,
-    legal_actions,
-    new_game,
-    observe,
-    owed,
-    public_pending,
-    push,
-    view,
-    visible_events,
-)
+from games.engine import (IllegalMove, InvalidAction, InvalidOptions, NotYourCard, NotYourTurn, State, apply,
+                          build_rules, legal_actions, new_game, observe, owed, public_pending, push, view,
+                          visible_events)
 from games.engine.catalog import PRESETS
 from games.engine.state import PLAY, SETUP
 from games.engine.uno import duo
 
 from . import test_properties as properties
-from .helpers import (
-    arrange_game,
-    assert_game_conserved,
-    assert_refused,
-    card_in,
-    ev_types,
-    game_deck,
-    only,
-    plays_of,
-    touch,
-)
+from .helpers import (arrange_game, assert_game_conserved, assert_refused, card_in, ev_types, game_deck, only, plays_of,
+                      touch)
 from .test_core import check_copy_then_push, random_step
 
 # fillers: no red, no 3, no action card, nobody near UNO

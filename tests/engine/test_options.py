@@ -3,32 +3,11 @@ uno_penalty, scoring, target_score / rounds, two_player_replay, and refused opti
 
 import pytest
 
-from games.engine import (
-    FINISHED,
-    IllegalMove,
-    InvalidOptions,
-    NotYourTurn,
-    legal_actions,
-    new_game,
-    resolve_options,
-    visible_events,
-)
+from games.engine import (FINISHED, IllegalMove, InvalidOptions, NotYourTurn, legal_actions, new_game, resolve_options,
+                          visible_events)
 
-from .helpers import (
-    DECK,
-    act,
-    arrange,
-    assert_conserved,
-    assert_refused,
-    card,
-    ev_types,
-    hand_names,
-    is_legal,
-    only,
-    play,
-    touch,
-    types,
-)
+from .helpers import (DECK, act, arrange, assert_conserved, assert_refused, card, ev_types, hand_names, is_legal, only,
+                      play, touch, types)
 
 # filler cards (never red, never a 3, 5 or 7) so that nobody is down to UNO by accident
 F = (["blue 1", "blue 2", "blue 4"], ["blue 1", "blue 2", "blue 4"], ["blue 6", "blue 8", "blue 9"],

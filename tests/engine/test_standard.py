@@ -5,23 +5,8 @@ import pytest
 
 from games.engine import COLORS, FINISHED, GameOver, IllegalMove, InvalidAction, NotYourTurn, legal_actions, view, visible_events
 
-from .helpers import (
-    DECK,
-    act,
-    arrange,
-    assert_conserved,
-    assert_refused,
-    card,
-    card_name,
-    ev_types,
-    hand_names,
-    is_legal,
-    names,
-    only,
-    play,
-    top_name,
-    types,
-)
+from .helpers import (DECK, act, arrange, assert_conserved, assert_refused, card, card_name, ev_types, hand_names,
+                      is_legal, names, only, play, top_name, types)
 
 
 def playable_names(state, seat):

@@ -15,46 +15,13 @@ import pytest
 
 from games import bots
 from games.bots import policies
-from games.engine import (
-    ACTION_FIELDS,
-    OPTIONS,
-    Action,
-    IllegalMove,
-    InvalidAction,
-    InvalidOptions,
-    NotYourTurn,
-    State,
-    apply,
-    build_rules,
-    json_schemas,
-    legal_actions,
-    legal_moves,
-    new_game,
-    observe,
-    owed,
-    public_pending,
-    push,
-    replay,
-    resolve_options,
-    view,
-)
+from games.engine import (ACTION_FIELDS, OPTIONS, Action, IllegalMove, InvalidAction, InvalidOptions, NotYourTurn,
+                          State, apply, build_rules, json_schemas, legal_actions, legal_moves, new_game, observe, owed,
+                          public_pending, push, replay, resolve_options, view)
 
 from . import test_properties as props
-from .helpers import (
-    act,
-    arrange,
-    assert_conserved,
-    assert_refused,
-    card,
-    card_name,
-    ev_types,
-    hand_names,
-    names,
-    only,
-    play,
-    snapshot,
-    top_name,
-)
+from .helpers import (act, arrange, assert_conserved, assert_refused, card, card_name, ev_types, hand_names, names,
+                      only, play, snapshot, top_name)
 
 STRAIGHTS = {"straights": True}
 CONTINUATIONS = {"continuations": True}

@@ -22,20 +22,8 @@ import random
 import pytest
 
 from games.bots import choose, policies
-from games.engine import (
-    InvalidOptions,
-    NotYourTurn,
-    State,
-    apply,
-    build_rules,
-    legal_actions,
-    legal_moves,
-    new_game,
-    push,
-    replay,
-    resolve_options,
-    view,
-)
+from games.engine import (InvalidOptions, NotYourTurn, State, apply, build_rules, legal_actions, legal_moves, new_game,
+                          push, replay, resolve_options, view)
 from games.engine.uno.teams import ROTATION, fixed_teams
 
 from . import test_properties as properties

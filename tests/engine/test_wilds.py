@@ -16,22 +16,8 @@ from collections import Counter
 import pytest
 
 from games.bots import choose
-from games.engine import (
-    DECISIONS,
-    IllegalMove,
-    InvalidOptions,
-    NotYourTurn,
-    State,
-    apply,
-    build_rules,
-    legal_actions,
-    new_game,
-    observe,
-    replay,
-    resolve_options,
-    view,
-    visible_events,
-)
+from games.engine import (DECISIONS, IllegalMove, InvalidOptions, NotYourTurn, State, apply, build_rules, legal_actions,
+                          new_game, observe, replay, resolve_options, view, visible_events)
 from games.engine.uno.wild_draw_four import bluffed, guilty
 
 from . import test_properties as properties
