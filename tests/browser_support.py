@@ -3,9 +3,9 @@ them, a real gunicorn serving them (``server``), Debian's chromium driven by Pla
 (``browser``), pages in fresh contexts (``new_page``), the API called directly (:class:`Api`)
 to compare with what a page shows, and a few helpers.
 
-A test module uses them by importing the fixtures (pytest finds them in its namespace):
-``from tests.browser_support import Api, browser, new_page, server, static_root, ...``;
-each module gets its own server and browser (module scope).
+Its fixtures are registered for every test by tests/conftest.py (``pytest_plugins``): a
+module takes ``server``, ``browser``, ``new_page`` as arguments and imports only the
+helpers it calls; each module gets its own server and browser (module scope).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 import requests
 from playwright.sync_api import sync_playwright
 
+from games import engine
 from tests.server_support import ROOT, served
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -37,6 +38,43 @@ DESKTOP = {"width": 1280, "height": 800}
 TOUCH = 44
 #: the table's route, once a page went to a game
 GAME_URL = re.compile(r"#/game/(\d+)$")
+
+#: games the engine deals and plays at random for the page to read, (preset, options, seats):
+#: every family and the options that move cards between hands, play out of turn, score
+#: otherwise or charge a misplay (tests/test_browser_cards.py reads their events in words,
+#: tests/test_browser_client.py replays their hands; each adds its own)
+OPTION_MIXES = [
+    ("standard", {"rounds": 2}, 3),
+    ("standard", {"seven_zero": True, "hand_pass_cards": True, "uno_card": True, "jump_in": "exact",
+                  "stacking": "any", "rounds": 1}, 4),
+    ("standard_112", {"rounds": 1}, 3),  # Wild Shuffle Hands
+    ("standard_112", {"swap_hands_card": True, "rounds": 1}, 3),
+    ("house", {"teams": True, "rounds": 1}, 4),
+    ("play_uno_com", {"rounds": 1}, 3),
+    ("standard", {"buzzer_cards": True, "downpour_cards": True, "targeted_draw_cards": True, "deflect_cards": True,
+                  "rounds": 1}, 4),
+    ("standard", {"straights": True, "rounds": 1}, 3),
+    ("duo", {"rounds": 1}, 2),
+    ("decktet_uno", {"face_down": True, "decks": 2}, 4),
+    ("standard", {"scoring": "elimination", "target_score": 80}, 3),
+    ("standard", {"jump_in": "exact", "jump_in_misplay_points": 3, "rounds": 1}, 3),
+]
+
+def add_move(moves: list[dict], round_: int | None, seat: int, action: dict, events: list[dict],
+             by: str = "player") -> None:
+    """One more move in ``moves``, as the API shows a finished game's (every event revealed)."""
+    moves.append({"seq": len(moves) + 1, "round": round_, "seat": seat, "action": action,
+                  "events": [engine.public_event(e) for e in events], "by": by})
+
+
+def engine_deal(preset: str, options: dict, seats: int, seed: int):
+    """A game the engine deals from ``seed``: its state, its moves so far (the start) and its deck."""
+    events: list[dict] = []
+    state = engine.new_game(preset, options, seats, str(seed), events)
+    moves: list[dict] = []
+    add_move(moves, state.round, 0, {"type": "start"}, events)
+    return state, moves, engine.build_rules(state.config).deck
+
 
 #: the marks of a browser test module (``pytestmark = browser_marks``)
 browser_marks = [
@@ -155,6 +193,18 @@ def signed_in(page, server, name: str, token: str, where: str = "#/lobby"):
     if where == "#/lobby":
         page.wait_for_selector("#challenges h2")
     return page
+
+
+def registered_in_page(page, then: str) -> str:
+    """A new player registers in the page's form (a fresh name, ``PASSWORD``), which then
+    shows ``then`` (a selector); their name."""
+    page.wait_for_selector("#register-form")
+    name = f"web{uuid.uuid4().hex[:10]}"
+    page.fill("#register-username", name)
+    page.fill("#register-password", PASSWORD)
+    page.click("#register-submit")
+    page.wait_for_selector(then)
+    return name
 
 
 def no_sideways_scroll(page, *selectors: str) -> None:

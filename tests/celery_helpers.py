@@ -162,6 +162,15 @@ def celery_beat(tmp_path: Path, sweep_seconds: float, **settings: object):
         yield proc
 
 
+@pytest.fixture
+def worker_with_beat(worker, tmp_path):
+    """The ``worker`` started, and ``celery beat`` beside it sending the sweeper every
+    second, as under `make run`: the sweeper revives a bot step whose task was lost."""
+    worker.start()
+    with celery_beat(tmp_path, sweep_seconds=1):
+        yield worker
+
+
 @contextmanager
 def celery_worker(tmp_path: Path, name: str = "w1", concurrency: int = 2, **settings: object):
     """A real ``celery -A config worker`` subprocess (the pool the settings choose:

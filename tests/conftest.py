@@ -14,9 +14,11 @@ from players.models import Player
 from players.tokens import token_issue
 
 # No issued token or webhook secret in any log record of the run; and the shared fixtures
-# (a real worker: ``worker``, ``redis_broker``; ``clients``; a module's ``gunicorn``) for
-# every test file without an import of its own.
-pytest_plugins = ["tests.secret_leaks", "tests.server_support", "tests.celery_helpers", "tests.games_support"]
+# (a real worker: ``worker``, ``redis_broker``; ``clients``; a module's ``gunicorn``; the
+# browser tests' ``server``, ``browser`` and ``new_page``) for every test file without an
+# import of its own.
+pytest_plugins = ["tests.secret_leaks", "tests.server_support", "tests.celery_helpers", "tests.games_support",
+                  "tests.browser_support"]
 
 # DRF reads throttle rates once, at import: tests change them on the class.
 GENEROUS_THROTTLE_RATES = {"anon": "100000/min", "user": "100000/min", "auth": "100000/min"}

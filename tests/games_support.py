@@ -120,6 +120,16 @@ def true_state(gid: int) -> engine.State:
     return engine.State.from_dict(Game.objects.get(pk=gid).state)
 
 
+def running_states(gid: int, most: int) -> Iterator[engine.State]:
+    """The game's true state before each of its next moves (``most`` at the most) while it
+    runs: a loop's body makes one move each time."""
+    for _ in range(most):
+        state = true_state(gid)
+        if state.status == "finished":
+            return
+        yield state
+
+
 def actor(gid: int) -> int:
     return Game.objects.get(pk=gid).current_seat
 

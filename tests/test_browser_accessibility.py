@@ -34,25 +34,9 @@ import pytest
 from standing.models import RankBucket, Rating
 from standing.services import bucket_of
 import tests.browser_support
-from tests.browser_support import (  # noqa: F401 (fixtures)
-    DESKTOP,
-    PASSWORD,
-    PHONE,
-    SMALL_PHONE,
-    TOUCH,
-    Api,
-    axe_report,
-    axe_violations,
-    browser,
-    browser_marks,
-    new_page,
-    register,
-    server,
-    shot,
-    signed_in,
-    static_root,
-)
-from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
+from tests.browser_support import (DESKTOP, PASSWORD, PHONE, SMALL_PHONE, TOUCH, Api, axe_report, axe_violations,
+                                   browser_marks, register, shot, signed_in)
+from tests.celery_helpers import requires_redis
 
 pytestmark = browser_marks
 

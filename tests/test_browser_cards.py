@@ -29,16 +29,7 @@ import pytest
 from games import engine
 from games.engine.actions import ACTION_TYPES
 from games.engine.events import EVENT_TYPES
-from tests.browser_support import (  # noqa: F401 (fixtures)
-    Api,
-    assert_accessible,
-    browser,
-    browser_marks,
-    new_page,
-    register,
-    server,
-    static_root,
-)
+from tests.browser_support import OPTION_MIXES, Api, add_move, assert_accessible, browser_marks, engine_deal, register
 
 pytestmark = browser_marks
 
@@ -100,22 +91,9 @@ def a_card(card: dict) -> str:
 
 
 # --- every event type, from games the engine plays ------------------------------------------
-CONFIGS = [  # (preset, options, seats)
-    ("standard", {"rounds": 2}, 3),
-    ("standard", {"seven_zero": True, "hand_pass_cards": True, "uno_card": True, "jump_in": "exact",
-                  "stacking": "any", "rounds": 1}, 4),
-    ("standard_112", {"rounds": 1}, 3),
-    ("standard_112", {"swap_hands_card": True, "rounds": 1}, 3),
-    ("house", {"teams": True, "rounds": 1}, 4),
-    ("play_uno_com", {"rounds": 1}, 3),
-    ("standard", {"buzzer_cards": True, "downpour_cards": True, "targeted_draw_cards": True, "deflect_cards": True,
-                  "rounds": 1}, 4),
-    ("standard", {"straights": True, "rounds": 1}, 3),
+CONFIGS = [  # (preset, options, seats): every event type among them
+    *OPTION_MIXES,
     ("standard", {"replay_cards": True, "rounds": 1}, 3),
-    ("duo", {"rounds": 1}, 2),
-    ("decktet_uno", {"face_down": True, "decks": 2}, 4),
-    ("standard", {"scoring": "elimination", "target_score": 80}, 3),
-    ("standard", {"jump_in": "exact", "jump_in_misplay_points": 3, "rounds": 1}, 3),
 ]
 
 
@@ -123,16 +101,11 @@ def engine_game(preset: str, options: dict, seats: int, seed: int, max_moves: in
     """A game dealt and played at random by the engine (buzzes taken, windows left to expire
     now and then, a misplayed jump-in tried), as the API shows a finished game's moves."""
     rng = random.Random(seed)
-    events: list[dict] = []
-    state = engine.new_game(preset, options, seats, str(seed), events)
-    moves = [{"seq": 1, "round": state.round, "seat": 0, "action": {"type": "start"},
-              "events": [engine.public_event(e) for e in events], "by": "player"}]
-    deck = engine.build_rules(state.config).deck
+    state, moves, deck = engine_deal(preset, options, seats, seed)
     decisions: list[dict] = []
 
     def record(seat, action, events, by="player", move_round=None):
-        moves.append({"seq": len(moves) + 1, "round": move_round, "seat": seat, "action": action,
-                      "events": [engine.public_event(e) for e in events], "by": by})
+        add_move(moves, move_round, seat, action, events, by)
         if state.status != engine.FINISHED:  # what the game waits for after it, and who may do what
             view = engine.view(state)
             decisions.append({"pending": view["pending"], "legal": [

@@ -24,25 +24,15 @@ from __future__ import annotations
 import random
 import re
 import time
-import uuid
 
 import pytest
 import requests
 from playwright.sync_api import Error as PlaywrightError
 
 from games import engine
-from tests.browser_support import (  # noqa: F401 (fixtures)
-    PASSWORD,
-    Api,
-    browser,
-    browser_marks,
-    new_page,
-    register,
-    server,
-    shot,
-    static_root,
-)
-from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
+from tests.browser_support import (OPTION_MIXES, PASSWORD, Api, add_move, browser_marks, engine_deal, register,
+                                   registered_in_page, shot)
+from tests.celery_helpers import requires_redis
 from tests.games_support import true_state
 
 pytestmark = browser_marks
@@ -79,12 +69,7 @@ def test_a_person_plays_a_whole_game_against_bots_in_the_page_then_replays_it(se
     worker.start()
     page = new_page()
     page.goto(f"{server.url}/")
-    page.wait_for_selector("#register-form")
-    name = f"web{uuid.uuid4().hex[:10]}"
-    page.fill("#register-username", name)
-    page.fill("#register-password", PASSWORD)
-    page.click("#register-submit")
-    page.wait_for_selector("#create-form")
+    name = registered_in_page(page, then="#create-form")
     assert page.inner_text("#whoami") == f"Signed in as {name}"
     api = Api(server, page.evaluate("localStorage.getItem('uno.token')"))
     assert api.get("/players/me")["username"] == name
@@ -211,23 +196,10 @@ def test_a_person_plays_a_whole_game_against_bots_in_the_page_then_replays_it(se
 
 # --- the replay's reconstruction, every preset ------------------------------------------
 GAMES = [  # (preset, options, seats): what moves cards between hands
-    ("standard", {"rounds": 2}, 3),
-    ("standard", {"seven_zero": True, "hand_pass_cards": True, "uno_card": True, "jump_in": "exact",
-                  "stacking": "any", "rounds": 1}, 4),
-    ("standard_112", {"rounds": 1}, 3),  # Wild Shuffle Hands
-    ("standard_112", {"swap_hands_card": True, "rounds": 1}, 3),
-    ("house", {"teams": True, "rounds": 1}, 4),
-    ("play_uno_com", {"rounds": 1}, 3),
-    ("standard", {"buzzer_cards": True, "downpour_cards": True, "targeted_draw_cards": True, "deflect_cards": True,
-                  "rounds": 1}, 4),
-    ("standard", {"straights": True, "rounds": 1}, 3),
-    ("duo", {"rounds": 1}, 2),
-    ("decktet_uno", {"face_down": True, "decks": 2}, 4),
+    *OPTION_MIXES,
     # the scores at every step: other scorings, misplays charged at once (to a team too)
     ("standard", {"scoring": "hands_won", "hands_to_win": 2}, 3),
-    ("standard", {"scoring": "elimination", "target_score": 80}, 3),
     ("standard", {"partner_rotation": True}, 4),
-    ("standard", {"jump_in": "exact", "jump_in_misplay_points": 3, "rounds": 1}, 3),
     ("house", {"teams": True, "jump_in": "super", "jump_in_misplay_points": 5, "rounds": 1}, 4),
 ]
 
@@ -236,11 +208,7 @@ def play_in_engine(preset: str, options: dict, seats: int, seed: int, max_moves:
     """A game dealt and played at random by the engine: its finished view's fields the
     replay reads, and its moves as the API shows a finished game's (every event revealed)."""
     rng = random.Random(seed)
-    events: list[dict] = []
-    state = engine.new_game(preset, options, seats, str(seed), events)
-    moves = [{"seq": 1, "round": state.round, "seat": 0, "action": {"type": "start"},
-              "events": [engine.public_event(e) for e in events], "by": "player"}]
-    deck = engine.build_rules(state.config).deck
+    state, moves, deck = engine_deal(preset, options, seats, seed)
     while state.status != engine.FINISHED and len(moves) < max_moves:
         if options.get("jump_in_misplay_points") and rng.random() < 0.1:
             # a card played out of turn that is no jump-in: a misplay (or refused)
@@ -254,8 +222,7 @@ def play_in_engine(preset: str, options: dict, seats: int, seed: int, max_moves:
                 except engine.EngineError:
                     pass
                 else:
-                    moves.append({"seq": len(moves) + 1, "round": move_round, "seat": seat, "action": action,
-                                  "events": [engine.public_event(e) for e in events], "by": "player"})
+                    add_move(moves, move_round, seat, action, events)
                     continue
         choices = [(s, a) for s in range(seats) for a in engine.legal_actions(state, s)]
         if choices and rng.random() > 0.03:
@@ -266,9 +233,7 @@ def play_in_engine(preset: str, options: dict, seats: int, seed: int, max_moves:
             seat, _, kind = engine.owed(state)[0]
             action, by = {"type": "timeout" if kind == "turn" else "expire"}, "timer"
         move_round = state.round
-        events = engine.apply(state, seat, action, system=by == "timer")
-        moves.append({"seq": len(moves) + 1, "round": move_round, "seat": seat, "action": action,
-                      "events": [engine.public_event(e) for e in events], "by": by})
+        add_move(moves, move_round, seat, action, engine.apply(state, seat, action, system=by == "timer"), by)
     game = {"ruleset": preset, "options": dict(state.config.options), "requested_options": options,
             "seed": str(seed), "seat": None,
             "players": [{"seat": s, "username": f"p{s}", "is_bot": False} for s in range(seats)]}

@@ -19,24 +19,8 @@ from __future__ import annotations
 import re
 import time
 
-from tests.browser_support import (  # noqa: F401 (fixtures)
-    DESKTOP,
-    GAME_URL,
-    PHONE,
-    SMALL_PHONE,
-    TOUCH,
-    Api,
-    assert_accessible,
-    browser,
-    browser_marks,
-    new_page,
-    no_sideways_scroll,
-    register,
-    server,
-    shot,
-    signed_in,
-    static_root,
-)
+from tests.browser_support import (DESKTOP, GAME_URL, PHONE, SMALL_PHONE, TOUCH, Api, assert_accessible, browser_marks,
+                                   no_sideways_scroll, register, shot, signed_in)
 
 pytestmark = browser_marks
 

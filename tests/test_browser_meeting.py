@@ -26,22 +26,9 @@ import uuid
 from playwright.sync_api import Error as PlaywrightError
 
 from games.models import Game
-from tests.browser_support import (  # noqa: F401 (fixtures)
-    GAME_URL,
-    PASSWORD,
-    PHONE,
-    Api,
-    browser,
-    browser_marks,
-    new_page,
-    no_sideways_scroll,
-    register,
-    server,
-    shot,
-    signed_in,
-    static_root,
-)
-from tests.celery_helpers import requires_redis, worker  # noqa: F401 (fixture)
+from tests.browser_support import (GAME_URL, PASSWORD, PHONE, Api, browser_marks, no_sideways_scroll, register,
+                                   registered_in_page, shot, signed_in)
+from tests.celery_helpers import requires_redis
 from tests.test_browser_client import act_once
 
 pytestmark = browser_marks
@@ -262,12 +249,7 @@ def test_an_open_challenge_link_is_copied_and_opened_by_a_player_and_a_new_user(
     # C, a new user on a phone, registers from the link and takes the last seat
     pc = new_page(viewport=PHONE)
     pc.goto(link)
-    pc.wait_for_selector("#register-form")
-    c_name = f"web{uuid.uuid4().hex[:10]}"
-    pc.fill("#register-username", c_name)
-    pc.fill("#register-password", PASSWORD)
-    pc.click("#register-submit")
-    pc.wait_for_selector("#take-seat")
+    c_name = registered_in_page(pc, then="#take-seat")
     assert "1 free seat" in pc.inner_text("#open-challenge")
     no_sideways_scroll(pc, "#open-challenge", "#take-seat")
     pc.click("#take-seat")

@@ -24,21 +24,9 @@ from datetime import datetime, timezone
 
 from standing.models import RankBucket, Rating
 from standing.services import bucket_of
-from tests.browser_support import (  # noqa: F401 (fixtures)
-    GAME_URL,
-    SMALL_PHONE,
-    Api,
-    browser,
-    browser_marks,
-    new_page,
-    no_sideways_scroll,
-    register,
-    server,
-    shot,
-    signed_in,
-    static_root,
-)
-from tests.celery_helpers import celery_beat, requires_redis, worker  # noqa: F401 (fixture)
+from tests.browser_support import (GAME_URL, SMALL_PHONE, Api, browser_marks, no_sideways_scroll, register, shot,
+                                   signed_in)
+from tests.celery_helpers import celery_beat, requires_redis
 
 pytestmark = browser_marks
 

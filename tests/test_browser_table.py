@@ -22,20 +22,9 @@ import pytest
 import requests
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.browser_support import (  # noqa: F401 (fixtures)
-    PHONE,
-    Api,
-    assert_accessible,
-    browser,
-    browser_marks,
-    new_page,
-    no_sideways_scroll,
-    register,
-    shot,
-    signed_in,
-    static_root,
-)
-from tests.celery_helpers import celery_beat, requires_redis, worker  # noqa: F401 (fixture)
+from tests.browser_support import (PHONE, Api, assert_accessible, browser_marks, no_sideways_scroll, register, shot,
+                                   signed_in)
+from tests.celery_helpers import requires_redis
 from tests.server_support import served
 
 pytestmark = [*browser_marks, requires_redis]
@@ -110,13 +99,7 @@ def wait_moved(page, version: str) -> None:
 
 
 # --- a 10-seat game on a phone ------------------------------------------------------------
-def test_ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, new_page, worker, tmp_path):  # noqa: F811
-    worker.start()
-    with celery_beat(tmp_path, sweep_seconds=1):  # its sweeper revives a lost bot step, as under `make run`
-        _ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, new_page, worker)
-
-
-def _ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, new_page, worker):  # noqa: F811
+def test_ten_seats_on_a_phone_keep_the_hand_and_the_actions_on_screen(server, new_page, worker, worker_with_beat):
     name, api = register(server)
     gid = game_against_bots(api, "house", 9)
     page = new_page(viewport=PHONE)
@@ -209,13 +192,7 @@ def play_to_the_end(page, timeout: float = 300) -> int:
     return moves
 
 
-def test_a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker, tmp_path):  # noqa: F811
-    worker.start()
-    with celery_beat(tmp_path, sweep_seconds=1):  # its sweeper revives a lost bot step, as under `make run`
-        _a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker)
-
-
-def _a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker):  # noqa: F811
+def test_a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker_with_beat):
     name, api = register(server)
     gid = game_against_bots(api, "standard", 1, options={"rounds": 1})
     page = new_page(viewport=PHONE)
@@ -248,7 +225,7 @@ def _a_two_seat_game_to_its_end_screen_on_a_phone(server, new_page, worker):  # 
 
 
 # --- resigning ----------------------------------------------------------------------------
-def test_resigning_a_running_game_hands_the_seat_to_the_autopilot(server, new_page, worker):  # noqa: F811
+def test_resigning_a_running_game_hands_the_seat_to_the_autopilot(server, new_page, worker):
     name, api = register(server)  # (no worker yet: the game waits on the player's turn or the bot's)
     gid = game_against_bots(api, "standard", 1, options={"rounds": 1})
     page = new_page()
@@ -297,13 +274,7 @@ def tab_to(page, test: str, limit: int = 60) -> None:
     raise AssertionError(f"never reached {test}: {focused(page)}")
 
 
-def test_a_whole_game_with_the_keyboard_only(server, new_page, worker, tmp_path):  # noqa: F811
-    worker.start()
-    with celery_beat(tmp_path, sweep_seconds=1):  # its sweeper revives a lost bot step, as under `make run`
-        _a_whole_game_with_the_keyboard_only(server, new_page, worker)
-
-
-def _a_whole_game_with_the_keyboard_only(server, new_page, worker):  # noqa: F811
+def test_a_whole_game_with_the_keyboard_only(server, new_page, worker_with_beat):
     name, api = register(server)
     gid = game_against_bots(api, "standard", 1, options={"rounds": 1})
     page = new_page()
@@ -372,7 +343,7 @@ def rank_key(rank: str) -> tuple:
     return (int(rank), "") if rank.isdigit() else (10 + (specials.index(rank) if rank in specials else 5), rank)
 
 
-def test_the_hand_sorted_as_the_player_chose_and_the_tab_title(server, new_page, worker):  # noqa: F811
+def test_the_hand_sorted_as_the_player_chose_and_the_tab_title(server, new_page, worker):
     name, api = register(server)
     gid = game_against_bots(api, "standard", 1, turn_seconds=600)
     view = api.get(f"/games/{gid}")
@@ -434,7 +405,7 @@ def test_the_hand_sorted_as_the_player_chose_and_the_tab_title(server, new_page,
 
 
 # --- a table that starts by itself --------------------------------------------------------
-def test_a_table_created_to_start_when_full_says_so_and_starts_itself(server, new_page, worker):  # noqa: F811
+def test_a_table_created_to_start_when_full_says_so_and_starts_itself(server, new_page, worker):
     worker.start()
     name, api = register(server)
     gid = api.post("/games", {"ruleset": "standard", "max_players": 3, "bots": [{"level": "easy"}],

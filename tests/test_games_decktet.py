@@ -21,7 +21,8 @@ from games import engine, robots
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis
-from .games_support import all_moves, by_seat, fix_seeds, game_url, play_against_bots, refused, start_table, true_state, verified
+from .games_support import (all_moves, by_seat, fix_seeds, game_url, play_against_bots, refused, running_states,
+                            start_table, true_state, verified)
 from .helpers import assert_json, assert_problem
 from .test_verify_standalone import public_record, run_verifier
 
@@ -77,10 +78,7 @@ def test_four_people_play_a_whole_game_with_face_down_and_two_decks(clients, mon
     seats = by_seat(gid, players)
     face_downs: list[int] = []  # the seqs of the moves that set a card aside
     reshuffled = False
-    for _ in range(200):
-        state = true_state(gid)
-        if state.status == "finished":
-            break
+    for state in running_states(gid, 200):
         actor = state.actor()
         g = assert_json(seats[actor].get(game_url(gid)), 200)
         _expect_table(g, state, actor)

@@ -16,8 +16,8 @@ from games import engine
 from games.models import Game, Move
 
 from .celery_helpers import client_for, requires_redis
-from .games_support import (by_seat, chooser, fix_seeds, game_url, play_against_bots, refused, start_table, true_state,
-                            verified, walk)
+from .games_support import (by_seat, chooser, fix_seeds, game_url, play_against_bots, refused, running_states,
+                            start_table, true_state, verified, walk)
 from .helpers import assert_problem
 
 HAND_MOVES = ("hands_shuffled", "hands_swapped", "hands_rotated")
@@ -80,10 +80,7 @@ def test_three_players_move_hands_over_http_and_nobody_sees_anothers_cards(clien
     rng = random.Random(seed)
     moved = 0
     bad_checked = False
-    for _ in range(3000):
-        state = true_state(gid)
-        if state.status == "finished":
-            break
+    for state in running_states(gid, 3000):
         seat = state.actor()
         mine = seats[seat].get(game_url(gid)).json()
         legal = mine["legal_actions"]

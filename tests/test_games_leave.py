@@ -14,15 +14,7 @@ import pytest
 from games import engine, robots, selectors, services
 from games.models import Game, GameStatus, Move, MoveBy, Seat
 from games.obligations import REVIVE
-from tests.games_support import (
-    assert_unchanged,
-    by_seat,
-    clients,  # noqa: F401 (fixture)
-    game_url,
-    quick_policy,
-    snapshot,
-    start_table,
-)
+from tests.games_support import assert_unchanged, by_seat, game_url, quick_policy, snapshot, start_table
 from tests.helpers import assert_json, assert_problem
 
 pytestmark = pytest.mark.django_db

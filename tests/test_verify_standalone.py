@@ -20,14 +20,7 @@ import pytest
 
 from games import robots
 from games.models import Game, GameStatus
-from tests.games_support import (
-    all_moves,
-    clients,  # noqa: F401 (fixture)
-    create_game,
-    game_url,
-    play_out,
-    quick_policy,
-)
+from tests.games_support import all_moves, create_game, game_url, play_out, quick_policy
 from tests.helpers import assert_json
 from tests.test_schema_options import openapi
 
