@@ -115,3 +115,23 @@ def client_page(request: HttpRequest) -> HttpResponse:
     response = HttpResponse(page, content_type="text/html; charset=utf-8")
     response["Cache-Control"] = "no-cache"
     return response
+
+
+#: The client's service worker (issue 29: it shows push notifications), served at the
+#: site's root so that its scope is the whole site (a worker under /static/ could only
+#: control /static/).
+SERVICE_WORKER = "uno/sw.js"
+
+
+@require_safe
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """``GET /sw.js``: the browser client's service worker (games/static/uno/sw.js)."""
+    path = finders.find(SERVICE_WORKER)
+    if path is None:
+        raise Http404("the browser client is not installed")
+    with open(path, "rb") as f:
+        script = f.read()
+    response = HttpResponse(script, content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "no-cache"  # browsers check for a new worker at each visit
+    response["Service-Worker-Allowed"] = "/"
+    return response

@@ -316,7 +316,7 @@ def test_a_new_player_registers_with_the_keyboard_alone(server, new_page):  # no
     for _ in range(12):
         page.keyboard.press("Tab")
         order.append(page.evaluate("() => document.activeElement.id || document.activeElement.textContent.trim()"))
-    assert order[:5] == ["skip-link", "UNO", "nav-lobby", "nav-leaderboard", "nav-help"], order
+    assert order[:6] == ["skip-link", "UNO", "nav-lobby", "nav-leaderboard", "nav-notifications", "nav-help"], order
     fields = ["signin-username", "signin-password", "signin-submit", "register-username", "register-password", "register-submit"]
     assert [x for x in order if x in fields] == fields, order
     # back to the registration's username, by the keyboard; type, Tab, type, Enter

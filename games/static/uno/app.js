@@ -1,12 +1,14 @@
 // The browser client: hash routes #/login, #/lobby, #/game/ID, #/replay/ID,
 // #/challenge/TOKEN (an open challenge's link), #/player/NAME (a profile),
-// #/leaderboard/PRESET and #/leaderboard/PRESET/me (standing.js).
+// #/leaderboard/PRESET and #/leaderboard/PRESET/me (standing.js), #/notifications (also
+// #/settings: notifications.js).
 
 import { api, onUnauthorized, session } from "./api.js";
 import { countdown } from "./cards.js";
 import { playerFeed } from "./live.js";
 import { viewOpenChallenge } from "./meeting.js";
 import { loadCatalog, viewLobby } from "./lobby.js";
+import { viewNotifications } from "./notifications.js";
 import { viewReplay } from "./review.js";
 import { playerLink, viewLeaderboard, viewProfile } from "./standing.js";
 import { viewGame } from "./table.js";
@@ -38,7 +40,7 @@ function scope() {
 const TITLES = [
   [/^#\/login$/, "Sign in"], [/^#\/lobby$/, "Lobby"], [/^#\/game\//, "Table"], [/^#\/replay\//, "Replay"],
   [/^#\/challenge\//, "Challenge"], [/^#\/player\/([^/]+)$/, (m) => `${decodeURIComponent(m[1])}'s profile`],
-  [/^#\/leaderboard/, "Leaderboard"],
+  [/^#\/leaderboard/, "Leaderboard"], [/^#\/(notifications|settings)$/, "Notifications"],
 ];
 
 const ROUTES = [
@@ -50,6 +52,7 @@ const ROUTES = [
   [/^#\/player\/([^/]+)$/, (root, sc, m) => viewProfile(root, sc, decodeURIComponent(m[1]))],
   [/^#\/leaderboard(?:\/([a-z0-9_]+))?(\/me)?$/, async (root, sc, m) =>
     viewLeaderboard(root, sc, m[1] || "standard", Boolean(m[2]), (await loadCatalog()).rulesets)],
+  [/^#\/(notifications|settings)$/, (root, sc) => viewNotifications(root, sc)],
 ];
 
 async function route(event) {
