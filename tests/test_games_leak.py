@@ -184,6 +184,42 @@ def check_logs(records: list[logging.LogRecord], truth: Truth) -> None:
                 )
 
 
+def reach_everyone(players) -> None:
+    """Every player has a verified email address: the game writes every notification
+    (reach's outbox) that it calls for, for :func:`check_notifications`."""
+    from reach import messages, services
+
+    for c in players:
+        address = f"{c.player.username}@example.test"
+        services.set_email(player=c.player, address=address)
+        services.verify_email(messages.verify_token(c.player.pk, address))
+
+
+def check_notifications(truth: Truth) -> int:
+    """Every notification of the game (reach's outbox rows, and the texts built from them:
+    subject, body, link; an email's whole text with its footer) shows no card, no hand,
+    no seed; how many there are."""
+    from reach import delivery, messages
+    from reach.models import Message
+
+    rows = list(Message.objects.filter(game_id=truth.game.pk))
+    for m in rows:
+        assert not list(card_refs(m.data)), f"a notification's facts carry cards: {m.data}"
+        truth.check_no_seed(m.data, "a notification's facts")
+        text = messages.text(m.kind, m.data)
+        mail = delivery.email_message(m.player_id, "x@example.test", text, m.kind).message().as_string()
+        for what, value in (("subject", text.subject), ("body", text.body), ("link", text.url), ("email", mail)):
+            assert not LOG_CARD.search(value), f"a notification's {what} shows cards: {value}"
+            truth.check_no_seed(value, f"a notification's {what}")
+            assert not any(colour in value.lower().split() for colour in engine.COLORS), (
+                f"a notification's {what} names a card's colour: {value}")
+    if len(rows) > 1:
+        text = messages.digest([(m.kind, m.data) for m in rows]).body
+        assert not LOG_CARD.search(text)
+        truth.check_no_seed(text, "a digest")
+    return len(rows)
+
+
 def pick_action(truth: Truth, rng: random.Random) -> tuple[int, dict]:
     """A random legal action of any seat: mostly the seat in turn, and out-of-turn
     actions (jump-ins, UNO calls and catches) whenever they come up."""
@@ -257,6 +293,7 @@ def test_no_hidden_card_is_ever_shown(clients, caplog, monkeypatch, n, ruleset, 
     rng = fix_seeds(monkeypatch, seed)  # reproducible deals
     players = clients(n)
     (spectator,) = clients(1)
+    reach_everyone(players)
     gid = start_table(players, ruleset=ruleset, options=options)
     seats = by_seat(gid, players)
     viewers = {**seats, None: spectator}
@@ -310,7 +347,10 @@ def test_no_hidden_card_is_ever_shown(clients, caplog, monkeypatch, n, ruleset, 
         truth.check_events(seat, body["events"], round_before, "action response events")
         check_logs(caplog.records, truth)
         caplog.clear()
+        if steps % 7 == 1:
+            check_notifications(truth)
 
+    assert check_notifications(truth) >= 2 * n  # started and finished for every player, your turns
     # once finished, everything is revealed: every event, with its audience
     stored = sum(len(m.events) for m in Move.objects.filter(game_id=gid))
     for v, client in viewers.items():
