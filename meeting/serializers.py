@@ -6,7 +6,7 @@ from rest_framework import serializers
 
 from games.serializers import BotSpecSerializer, CreateGameSerializer
 from meeting.models import Answer, ChallengePolicy, ChallengeStatus, DeclineReason, RematchStatus
-from players.serializers import StrictCharField
+from players.serializers import StrictBooleanField, StrictCharField
 
 REASONS_HELP = "; ".join(f"`{r.value}`: {r.label}" for r in DeclineReason)
 
@@ -19,7 +19,7 @@ class CreateChallengeSerializer(CreateGameSerializer):
         "open challenge, answered with its `url`, whose free seats (`max_players` minus the challenger and the bots; "
         "default `max_players`: 2 + the bots) whoever holds the URL may take.",
     )
-    rated = serializers.BooleanField(required=False, default=False, help_text="Whether the game is rated.")
+    rated = StrictBooleanField(required=False, default=False, help_text="Whether the game is rated.")
     #: (POST /games' option: a challenge's game starts once accepted, always)
     start_when_full = None
 

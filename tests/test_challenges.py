@@ -140,6 +140,15 @@ def test_expiry_by_the_sweeper(named_clients, settings):
     assert [c["id"] for c in alice.get("/api/v1/challenges?status=expired").json()["results"]] == [ch["id"]]
 
 
+@pytest.mark.parametrize("rated", [0, 1, "true", "yes", None])
+def test_rated_is_a_json_boolean(named_clients, rated):
+    """As the schema says (boolean): DRF's BooleanField took 0, 1, "yes"... (schemathesis ST201)."""
+    alice = named_clients("alice")
+    body = assert_problem(challenge(alice, rated=rated), 400, "invalid")
+    assert "rated" in body["fields"]
+    assert not Challenge.objects.exists()
+
+
 def test_refusals_change_nothing(named_clients, make_player, settings):
     alice, bob, carol = named_clients("alice"), named_clients("bob"), named_clients("carol")
     make_player("robby", is_bot=True)
