@@ -532,3 +532,24 @@ def send(platform: str, target: dict, message: dict, *, ttl: int = 3600) -> None
         raise Failed(f"no push platform {platform!r}")
     body = payload(message)
     sender(target, body, ttl, URGENCY.get(body["kind"], "normal"))
+
+
+def configuration_check(app_configs=None, **kwargs) -> list:
+    """Django's system check (``manage.py check``, at every start of runserver, migrate,
+    celery's ``manage.py`` commands): a push platform half configured is an error that
+    says what is missing, before a player's request meets it."""
+    from django.core import checks
+
+    errors = []
+    for name, read, code in ((WEBPUSH, _webpush_config, "reach.E001"), (APNS, _apns_config, "reach.E002")):
+        try:
+            read()
+        except ImproperlyConfigured as exc:
+            errors.append(checks.Error(str(exc), id=code, obj=f"push ({name})"))
+    if _fcm_on():
+        import os
+
+        path = str(_setting("UNO_FCM_CREDENTIALS_FILE")).strip()
+        if not os.path.isfile(path):
+            errors.append(checks.Error(f"UNO_FCM_CREDENTIALS_FILE: no file at {path}", id="reach.E003", obj="push (fcm)"))
+    return errors

@@ -120,6 +120,21 @@ def test_a_half_or_wrong_configuration_is_refused(settings, keys):
         push.platforms()
 
 
+def test_system_check_names_what_is_missing(settings, keys, tmp_path):
+    from django.core import checks
+
+    for name in ("UNO_VAPID_PRIVATE_KEY", "UNO_FCM_CREDENTIALS_FILE", "UNO_APNS_KEY_FILE", "UNO_APNS_KEY_ID",
+                 "UNO_APNS_TEAM_ID", "UNO_APNS_TOPIC"):
+        setattr(settings, name, "")
+    assert [e for e in checks.run_checks() if e.id.startswith("reach.")] == []
+    settings.UNO_VAPID_PRIVATE_KEY, settings.UNO_VAPID_SUBJECT = keys[0], "ops@example.org"  # no mailto:
+    settings.UNO_APNS_TOPIC = "org.example.uno"
+    settings.UNO_FCM_CREDENTIALS_FILE = str(tmp_path / "missing.json")
+    found = {e.id: e.msg for e in checks.run_checks() if e.id.startswith("reach.")}
+    assert set(found) == {"reach.E001", "reach.E002", "reach.E003"}, found
+    assert "UNO_VAPID_SUBJECT" in found["reach.E001"] and "UNO_APNS_KEY_FILE" in found["reach.E002"]
+
+
 # --- Web Push ------------------------------------------------------------------------------
 def test_webpush_reaches_the_service_verified_and_decrypts_to_the_message(webpush_on, service):
     sub = service.subscribe(push.webpush_public_key())
