@@ -484,3 +484,23 @@ class AwaySerializer(serializers.Serializer):
     days_allowed_per_month = serializers.IntegerField(
         min_value=0, help_text="UNO_AWAY_DAYS_PER_MONTH: the most days a player may be away in one calendar month."
     )
+
+
+class AwayRefusalSerializer(ProblemSerializer):
+    """A refused ``PUT /players/me/away``: a problem document saying how many days are left."""
+
+    days_left = serializers.FloatField(
+        required=False, min_value=0,
+        help_text="`away_days_exhausted`: the days still free in that `month`; `invalid` for a period too long: the "
+        "days this period may still last from its start.",
+    )
+    days_allowed_per_month = serializers.IntegerField(
+        required=False, min_value=0, help_text="UNO_AWAY_DAYS_PER_MONTH (with `days_left`)."
+    )
+    month = serializers.RegexField(
+        r"^\d{4}-\d{2}$", required=False,
+        help_text="`away_days_exhausted`: the calendar month (UTC, `YYYY-MM`) that would count too many days.",
+    )
+
+    class Meta:
+        ref_name = "AwayRefusal"

@@ -18,6 +18,7 @@ from games.serializers import (
     ActionResultSerializer,
     ActionSerializer,
     AwayInputSerializer,
+    AwayRefusalSerializer,
     AwaySerializer,
     CreateGameSerializer,
     GamePageSerializer,
@@ -433,14 +434,20 @@ class AwayView(APIView):
     @extend_schema(
         operation_id="players_away_set", summary="Be away until a time (starts now, or moves the current end)",
         tags=["players"], description=AWAY_DESCRIPTION, request=AwayInputSerializer,
-        responses={200: AwaySerializer, **problem_responses(
-            (400, "`invalid` (with `fields.until`): missing, not a date and time, not in the future, or a period longer "
-             "than UNO_AWAY_DAYS_PER_MONTH days (with `days_left` and `days_allowed_per_month`); `malformed_json`"),
-            401, (403, "`bot_account`: a bot is never away"),
-            (409, "`away_days_exhausted`: a calendar month the period touches would count more than "
-             "UNO_AWAY_DAYS_PER_MONTH days, with that `month` (`YYYY-MM`), the `days_left` in it and "
-             "`days_allowed_per_month`; nothing changed"),
-            415, 429)},
+        responses={
+            200: AwaySerializer,
+            **problem_responses(401, (403, "`bot_account`: a bot is never away"), 415, 429),
+            (400, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+                AwayRefusalSerializer,
+                description="`invalid` (with `fields.until`): missing, not a date and time, not in the future, or a "
+                "period longer than UNO_AWAY_DAYS_PER_MONTH days (then with `days_left` and `days_allowed_per_month`); "
+                "`malformed_json`. Nothing changed."),
+            (409, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+                AwayRefusalSerializer,
+                description="`away_days_exhausted`: a calendar month the period touches would count more than "
+                "UNO_AWAY_DAYS_PER_MONTH days, with that `month` (`YYYY-MM`), the `days_left` in it and "
+                "`days_allowed_per_month`. Nothing changed."),
+        },
     )
     def put(self, request):
         ser = AwayInputSerializer(data=request.data)

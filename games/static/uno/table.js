@@ -21,6 +21,12 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 /** A turn's time in words: "30 s per turn", "2 min per turn", "1 day per turn", "no time limit". */
 export const turnTime = (seconds) => (seconds ? `${duration(seconds)} per turn` : "no time limit");
 
+/** A day or more per decision: a correspondence game (the server's UNO_CORRESPONDENCE_SECONDS by default). */
+const CORRESPONDENCE_SECONDS = 86400;
+/** A date and time in the reader's words: "Tue 3 Dec, 14:00". */
+const dateWords = (iso) => new Date(iso).toLocaleString([], {
+  weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+
 const STATUS_WORDS = { waiting: "waiting for players", active: "playing", finished: "finished" };
 
 // --- the hand's order -------------------------------------------------------------------
@@ -186,12 +192,26 @@ export async function viewGame(root, sc, id) {
   const mine = (g) => (g.players || []).find((p) => p.seat === g.seat);
   const myTurn = (g) => g.status === "active" && seated(g) && (g.legal_actions || []).length > 0
     && (g.obligations || []).some((o) => o.seat === g.seat);
-  /** A seat's deadline worth showing: its turn's in a timed game, or a window's (a buzz). */
+  /** A seat's clock (`players[i].time_left`), null when it has none. */
+  const clockOf = (g, seat) => ((g.players || []).find((p) => p.seat === seat) || {}).time_left || null;
+  /** A seat's deadline worth showing: its turn's in a timed game, or a window's (a buzz);
+   *  not its turn's while its player is away (the clock stands still: said in words instead). */
   const timedDeadline = (g, seat) => {
     if (g.status !== "active") return null;
+    const paused = (clockOf(g, seat) || {}).paused;
     const owed = (g.obligations || []).filter((o) => o.seat === seat && o.deadline
-      && (o.kind !== "turn" || g.turn_seconds));
+      && (o.kind !== "turn" || (g.turn_seconds && !paused)));
     return owed.length ? owed.map((o) => o.deadline).sort()[0] : null;
+  };
+  /** A seat's time left in words in a correspondence game ("2 days 3 h left", "away until
+   *  Tue 3 Dec, 14:00 · 20 h left when back"), for its chip and its label; "" otherwise. */
+  const timeLeftWords = (g, p) => {
+    const clock = p.time_left;
+    if (!clock || g.status !== "active" || !(g.turn_seconds >= CORRESPONDENCE_SECONDS)) return "";
+    const away = p.away_until ? `away until ${dateWords(p.away_until)}` : "";
+    if (clock.paused && clock.deadline) return `${away} · ${duration(clock.seconds)} left when back`;
+    if (clock.running) return `${countdown(clock.deadline)} left`;
+    return away;
   };
 
   function title() {
@@ -370,13 +390,18 @@ export async function viewGame(root, sc, id) {
   function seatsPanel(g, link, n) {
     return el("ul", { id: "seats", class: "seats", "aria-label": "Players" }, g.players.map((p) => {
       const current = p.seat === g.current_seat && g.status === "active";
-      const due = current ? timedDeadline(g, p.seat) : null;
+      // a correspondence game: the seat's time left in words (its clock, or its player away);
+      // a real-time game: the countdown of the seat in turn, as before
+      const words = timeLeftWords(g, p);
+      const running = Boolean(words) && p.time_left.running;
+      const due = current && !running ? timedDeadline(g, p.seat) : null;
       return el("li", {
         class: ["seat", current ? "current" : "", p.seat === g.seat ? "me" : "", p.is_bot ? "bot" : "",
-          p.status === "eliminated" ? "out" : "", p.left ? "left" : ""].join(" "),
+          p.status === "eliminated" ? "out" : "", p.left ? "left" : "", p.away_until ? "away" : ""].join(" "),
         dataset: { seat: p.seat },
         "aria-current": current ? "true" : null,
-        "aria-label": `${n.label(p.seat)}: ${plural(p.hand_count, "card")}, ${p.score} points${current ? ", to play" : ""}`,
+        "aria-label": `${n.label(p.seat)}: ${plural(p.hand_count, "card")}, ${p.score} points${current ? ", to play" : ""}`
+          + (words ? `, ${words}` : ""),
       },
       el("span", { class: "name" }, current ? el("span", { class: "turn-mark", "aria-hidden": "true" }, "▶ ") : "", link(p.seat)),
       el("span", { class: "stats" },
@@ -389,7 +414,11 @@ export async function viewGame(root, sc, id) {
         p.team !== null && p.team !== undefined ? el("span", { class: "flag" }, `team ${p.team + 1}`) : "",
         p.status === "eliminated" ? el("span", { class: "flag" }, "out") : "",
         g.uno_catchable_seat === p.seat ? el("span", { class: "flag warn" }, "no UNO!") : "",
-        due ? el("span", { class: "flag clock", title: "time left for this turn" }, "⏱ ", deadlineEl(due, { class: "countdown seat-clock" })) : ""));
+        due ? el("span", { class: "flag clock", title: "time left for this turn" }, "⏱ ", deadlineEl(due, { class: "countdown seat-clock" })) : "",
+        running ? el("span", { class: "flag clock time-left", title: "time left for this decision" }, "⏱ ",
+          deadlineEl(p.time_left.deadline, { class: "countdown seat-clock" }), " left") : "",
+        words && !running ? el("span", { class: "flag away time-left", title: "away: this player's clock stands still until then" },
+          "⏸ ", words) : ""));
     }));
   }
 
