@@ -511,6 +511,14 @@ CELERY_BEAT_SCHEDULE["deliver-notifications"] = {
     "schedule": UNO_REACH_SWEEP_SECONDS,
     "options": {"expires": max(UNO_REACH_SWEEP_SECONDS, 2.0)},
 }
+# Delivered and skipped notifications are deleted this many days after they were due
+# (beat, hourly); failed ones are kept.
+UNO_REACH_KEEP_DAYS = float(env_str("UNO_REACH_KEEP_DAYS", "30"))
+CELERY_BEAT_SCHEDULE["prune-notifications"] = {
+    "task": "reach.tasks.prune",
+    "schedule": 3600.0,
+    "options": {"expires": 3600.0},
+}
 
 # --- Issue 29: push notifications (reach/push.py), each off until configured ------------
 # Web Push: the VAPID key pair (`manage.py vapid_keys` makes one) and the contact the push

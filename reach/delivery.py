@@ -1,5 +1,5 @@
 """Delivering the outbox: each player's due messages, by one worker at a time (a lease on
-the player's ``Preferences`` row), in ``due_at`` order, once.
+the player's ``Preferences`` row), in ``due_at`` order per channel, once.
 
 :func:`deliver_player` (the ``reach.tasks.deliver`` task, queued after the commit of what
 wrote the rows: the fast path) and :func:`sweep` (beat, every ``UNO_REACH_SWEEP_SECONDS``:
@@ -18,10 +18,19 @@ every due row, whatever became of its task) both come here.  For a player:
    messages of the kinds the player wants on it; several on one channel at once go as one
    digest (``Preferences.digest``);
 5. a message is ``sent`` once every channel took it; a temporary failure (the mail server
-   down, ``push.Retry``) keeps it ``pending``, due again after an exponential backoff
-   (``UNO_REACH_RETRY_SECONDS`` doubling to ``UNO_REACH_RETRY_MAX_SECONDS``), the channels
-   that took it remembered (``done``) so that they do not get it twice; after
-   ``UNO_REACH_MAX_ATTEMPTS`` it is ``failed``.  ``push.Gone`` deletes the subscription.
+   down, ``push.Retry``) keeps it ``pending``, tried again (``retry_at``) after an
+   exponential backoff (``UNO_REACH_RETRY_SECONDS`` doubling to
+   ``UNO_REACH_RETRY_MAX_SECONDS``, or the service's ``Retry-After``), the channels that
+   took it remembered (``done``) so that they do not get it twice; after
+   ``UNO_REACH_MAX_ATTEMPTS`` it is ``failed``.  ``push.Gone`` deletes the subscription
+   (and ``Player.reachable`` is computed again); a message no channel took is ``skipped``;
+6. order per channel: while a message waits to be tried again on a channel, the player's
+   later messages wait for it on that channel (``retry_at``: the earlier one's), and go
+   with it when it is tried again (one digest, if the player wants digests); on the
+   channels that are not waiting they go at once.  A retry keeps ``due_at``: the order.
+
+Delivered and skipped rows are deleted ``UNO_REACH_KEEP_DAYS`` after they were due
+(:func:`prune`, beat, hourly).
 """
 
 from __future__ import annotations
@@ -168,6 +177,8 @@ class Pass:
     temporary: dict[int, str] = field(default_factory=dict)  # message id -> why
     notes: dict[int, str] = field(default_factory=dict)
     retry_after: float = 0.0
+    #: message id -> the channels it waits on for an earlier message's retry
+    held: dict[int, set[str]] = field(default_factory=dict)
 
 
 def _groups(rows: list[Message], digest: bool) -> list[list[Message]]:
@@ -183,7 +194,8 @@ def _text_of(group: list[Message], now: datetime) -> tuple[messages.Text, str]:
 
 
 def _deliver_email(prefs: Preferences, rows: list[Message], run: Pass) -> None:
-    rows = [m for m in rows if prefs.wants(m.kind, "email") and "email" not in m.done]
+    rows = [m for m in rows if prefs.wants(m.kind, "email") and "email" not in m.done
+            and "email" not in run.held.get(m.pk, ())]
     if not rows:
         return
     for group in _groups(rows, prefs.digest):
@@ -209,7 +221,7 @@ def _deliver_email(prefs: Preferences, rows: list[Message], run: Pass) -> None:
 
 def _deliver_push(prefs: Preferences, sub: PushSubscription, rows: list[Message], run: Pass, push) -> None:
     mark = f"push:{sub.pk}"
-    rows = [m for m in rows if prefs.wants(m.kind, "push") and mark not in m.done]
+    rows = [m for m in rows if prefs.wants(m.kind, "push") and mark not in m.done and mark not in run.held.get(m.pk, ())]
     for group in _groups(rows, prefs.digest):
         text, kind = _text_of(group, run.now)
         tag = f"game-{group[0].game_id}" if len(group) == 1 and group[0].game_id else kind
@@ -218,6 +230,8 @@ def _deliver_push(prefs: Preferences, sub: PushSubscription, rows: list[Message]
             push.send(sub.platform, sub.target(), message)
         except push.Gone:
             log.info("notifications of player %s: push subscription %s is gone: deleted", prefs.pk, sub.pk)
+            for m in rows:
+                run.notes.setdefault(m.pk, "push: the subscription is gone (deleted)")
             sub.delete()
             from reach.services import refresh_reachable
 
@@ -260,11 +274,15 @@ def deliver_player(player_id: int) -> int:
         _release(player_id)
 
 
+def _ready(m: Message, now: datetime) -> bool:
+    return m.retry_at is None or m.retry_at <= now
+
+
 def _deliver(player_id: int, now: datetime) -> int:
     prefs = Preferences.objects.select_related("player").get(pk=player_id)
     due = list(Message.objects.filter(player_id=player_id, status=Status.PENDING, due_at__lte=now)
                .order_by("due_at", "id")[:BATCH])
-    if not due:
+    if not any(_ready(m, now) for m in due):
         return 0
     games: dict[int, Game | None] = {}
     live = []
@@ -276,8 +294,8 @@ def _deliver(player_id: int, now: datetime) -> int:
             live.append(m)
     quiet = quiet_until(prefs, now)
     if quiet is not None:
-        held = [m for m in live if not (m.kind == "reminder" and m.data.get("deadline")
-                                        and datetime.fromisoformat(m.data["deadline"]) <= quiet)]
+        held = [m for m in live if _ready(m, now) and not (
+            m.kind == "reminder" and m.data.get("deadline") and datetime.fromisoformat(m.data["deadline"]) <= quiet)]
         if held:
             Message.objects.filter(pk__in=[m.pk for m in held]).update(due_at=quiet)
         live = [m for m in live if m not in held]
@@ -286,13 +304,31 @@ def _deliver(player_id: int, now: datetime) -> int:
     subs = list(PushSubscription.objects.filter(player_id=player_id).order_by("id")) if push else []
     platforms = set(push.platforms()) if push else set()
     subs = [s for s in subs if s.platform in platforms]
+    marks = (["email"] if email else []) + [f"push:{s.pk}" for s in subs]
+
+    def owed(m: Message) -> list[str]:
+        """The channels that should carry ``m`` and have not yet."""
+        return [c for c in marks if prefs.wants(m.kind, "email" if c == "email" else "push") and c not in m.done]
+
     run = Pass(now)
+    waiting: dict[str, datetime] = {}  # channel -> until when an earlier message waits on it
+    until: dict[int, datetime] = {}
     sendable = []
-    for m in live:
-        if (email and prefs.wants(m.kind, "email")) or (subs and prefs.wants(m.kind, "push")):
-            sendable.append(m)
-        else:
-            _finish(m, Status.SKIPPED, "no channel carries this kind")
+    for m in live:  # in the player's order
+        channels = owed(m)
+        if not _ready(m, now):
+            for c in channels:
+                waiting[c] = max(waiting.get(c, m.retry_at), m.retry_at)
+            continue
+        if not channels:
+            _finish(m, Status.SENT if m.done else Status.SKIPPED,
+                    "" if m.done else "no channel carries this kind", sent_at=now if m.done else None)
+            continue
+        behind = {c for c in channels if c in waiting}
+        if behind:
+            run.held[m.pk] = behind
+            until[m.pk] = max(waiting[c] for c in behind)
+        sendable.append(m)
     if email:
         _deliver_email(prefs, sendable, run)
     for sub in subs:
@@ -305,14 +341,22 @@ def _deliver(player_id: int, now: datetime) -> int:
                 _finish(m, Status.FAILED, run.temporary[m.pk])
                 log.warning("notifications of player %s: %s given up after %s attempts", player_id, m.kind,
                             m.attempts)
-            else:
-                m.due_at = now + timedelta(seconds=max(backoff(m.attempts), run.retry_after))
-                m.note = run.temporary[m.pk]
-                m.save(update_fields=["attempts", "due_at", "note", "done"])
-                _queue_retry(player_id, m.due_at)
-        else:
+                continue
+            m.retry_at = max(now + timedelta(seconds=max(backoff(m.attempts), run.retry_after)),
+                             until.get(m.pk, now))
+            m.note = run.temporary[m.pk]
+            m.save(update_fields=["attempts", "retry_at", "note", "done"])
+            _queue_retry(player_id, m.retry_at)
+        elif any(c not in m.done for c in run.held.get(m.pk, ())):
+            m.retry_at = until[m.pk]
+            m.note = "waits for an earlier message to be tried again"
+            m.save(update_fields=["retry_at", "note", "done"])
+            _queue_retry(player_id, m.retry_at)
+        elif m.done:
             sent += 1
             _finish(m, Status.SENT, run.notes.get(m.pk, ""), sent_at=now)
+        else:
+            _finish(m, Status.SKIPPED, run.notes.get(m.pk, "no channel took it"))
     return sent
 
 
@@ -333,7 +377,8 @@ def _queue_retry(player_id: int, at: datetime) -> None:
 # --------------------------------------------------------------------------------------
 def due_players(now: datetime, limit: int = 1000) -> list[int]:
     """The players with messages due, the longest waiting first."""
-    rows = (Message.objects.filter(status=Status.PENDING, due_at__lte=now).values("player_id")
+    rows = (Message.objects.filter(status=Status.PENDING, due_at__lte=now)
+            .filter(Q(retry_at__isnull=True) | Q(retry_at__lte=now)).values("player_id")
             .annotate(first=Min("due_at")).order_by("first")[:limit])
     return [r["player_id"] for r in rows]
 
@@ -353,3 +398,27 @@ def sweep(budget: float | None = None) -> int:
         except Exception:
             log.exception("notifications of player %s: delivery failed", player_id)
     return sent
+
+
+# --------------------------------------------------------------------------------------
+# Old rows
+# --------------------------------------------------------------------------------------
+#: rows deleted per statement (each its own short transaction)
+PRUNE_CHUNK = 2000
+
+
+def prune(now: datetime | None = None) -> int:
+    """Delete the delivered and skipped rows due more than ``UNO_REACH_KEEP_DAYS`` ago (beat,
+    hourly); how many.  Failed rows stay (an operator's to read; few).  Safe to run twice
+    and concurrently (a row deleted twice is deleted once).  A pruned row's key can no
+    longer stop a second copy, but nothing writes a key again that late: keys name one
+    game's start or end, one decision of one move, one challenge or offer."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=settings.UNO_REACH_KEEP_DAYS)
+    old = Message.objects.filter(status__in=[Status.SENT, Status.SKIPPED], due_at__lt=cutoff)
+    deleted = 0
+    while True:
+        ids = list(old.order_by("id").values_list("id", flat=True)[:PRUNE_CHUNK])
+        if not ids:
+            return deleted
+        deleted += Message.objects.filter(pk__in=ids, status__in=[Status.SENT, Status.SKIPPED]).delete()[0]

@@ -84,7 +84,7 @@ class Status(models.TextChoices):
 class Message(models.Model):
     """One message of the outbox: written in the transaction of what it tells of,
     delivered once (``key``: one per player, kind, game and obligation) by
-    ``reach.delivery``, in ``due_at`` order per player."""
+    ``reach.delivery``, in ``due_at`` order per player and channel."""
 
     id = models.BigAutoField(primary_key=True)
     player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
@@ -94,7 +94,11 @@ class Message(models.Model):
     game_id = models.BigIntegerField(null=True, blank=True)
     #: public facts only (names, preset, time left, result): the body is built from them
     data = models.JSONField(default=dict)
+    #: when it is due (its place in the player's order: a retry leaves it as it is)
     due_at = models.DateTimeField()
+    #: after a temporary failure, or while an earlier message of the player waits for one
+    #: on a channel this one needs: not tried again before then (null: as soon as due)
+    retry_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
     attempts = models.IntegerField(default=0)
     #: the channels (``email``, ``push:<subscription id>``) it was delivered on already

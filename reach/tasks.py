@@ -24,6 +24,12 @@ def sweep() -> int:
     return delivery.sweep()
 
 
+@shared_task(ignore_result=True)
+def prune() -> int:
+    """Delete delivered and skipped rows older than UNO_REACH_KEEP_DAYS (beat, hourly)."""
+    return delivery.prune()
+
+
 @shared_task(bind=True, ignore_result=True, max_retries=None)
 def send_verification(self, player_id: int, address: str) -> bool:
     """The verification email of ``address`` (if it is still the player's, unverified),
