@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from players import throttling
 from players.models import Player
 from players.tokens import token_issue
+from tests.postgres_speed import commit_without_waiting, delete_to_flush
 
 # No issued token or webhook secret in any log record of the run; and the shared fixtures
 # (a real worker: ``worker``, ``redis_broker``; ``clients``; a module's ``gunicorn``; the
@@ -19,6 +20,17 @@ from players.tokens import token_issue
 # import of its own.
 pytest_plugins = ["tests.secret_leaks", "tests.server_support", "tests.celery_helpers", "tests.games_support",
                   "tests.browser_support"]
+
+# PostgreSQL: a transactional test's flush by DELETE, commits that do not wait for the disk
+# (tests/postgres_speed.py: nothing a test sees changes)
+delete_to_flush()
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        commit_without_waiting()
+
 
 # DRF reads throttle rates once, at import: tests change them on the class.
 GENEROUS_THROTTLE_RATES = {"anon": "100000/min", "user": "100000/min", "auth": "100000/min"}
