@@ -84,9 +84,10 @@ browser_marks = [
 
 
 # --- the server, the browser ------------------------------------------------------------
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def static_root(tmp_path_factory) -> Path:
-    """The static files collected as `make run` collects them (hashed, compressed)."""
+    """The static files collected as `make run` collects them (hashed, compressed): once a
+    run (a process of it), for every module's server (nothing writes there)."""
     root = tmp_path_factory.mktemp("static")
     subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
                    cwd=ROOT, env={**os.environ, "STATIC_ROOT": str(root)}, check=True, timeout=600)

@@ -33,13 +33,10 @@ def site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(django_db_setup, site, tmp_path_factory):
+def server(django_db_setup, site, static_root, tmp_path_factory):
     """A real gunicorn with the site, and the static files collected as `make run` collects
-    them (the API's Swagger page needs their manifest)."""
-    static = tmp_path_factory.mktemp("static")
-    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
-                   cwd=ROOT, env={**os.environ, "STATIC_ROOT": str(static)}, check=True, timeout=600)
-    yield from served(tmp_path_factory, "docs-site", DOCS_SITE_DIR=site, STATIC_ROOT=static)
+    them (the API's Swagger page needs their manifest: ``static_root``, tests/browser_support.py)."""
+    yield from served(tmp_path_factory, "docs-site", DOCS_SITE_DIR=site, STATIC_ROOT=static_root)
 
 
 def get(server, path: str):
