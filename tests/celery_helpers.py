@@ -112,8 +112,8 @@ class Worker:
         ``start_worker`` stops its worker with a cold shutdown, and the thread pool
         has no way to end a running thread: a task started just before would go on
         inside the test's teardown, its open transaction deadlocking with the
-        database flush (TRUNCATE).  Its executor is shut down here, waiting for the
-        running tasks and cancelling the ones not started."""
+        database flush (its DELETEs; a TRUNCATE before).  Its executor is shut down
+        here, waiting for the running tasks and cancelling the ones not started."""
         if self._cm is not None:
             cm, self._cm = self._cm, None
             pool = getattr(self.controller, "pool", None)
