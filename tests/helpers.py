@@ -1,5 +1,8 @@
 import contextlib
-from typing import Iterator
+import threading
+from typing import Callable, Iterator
+
+from django.db import connections
 
 from config.problems import PROBLEM_CONTENT_TYPE
 
@@ -40,3 +43,26 @@ def migrated_back_to(app: str, migration: str, model: str) -> Iterator[type]:
         yield MigrationExecutor(connection).loader.project_state(before).apps.get_model(app, model)
     finally:
         MigrationExecutor(connection).migrate(latest)
+
+
+def at_once(work: Callable[[int], object], n: int, wait: float = 120) -> list:
+    """``work(i)`` in ``n`` threads released together (in this process: each closes its
+    database connections when done); each one's result or exception, in order."""
+    barrier = threading.Barrier(n)
+    results: list = [None] * n
+
+    def run(i):
+        try:
+            barrier.wait(timeout=30)
+            results[i] = work(i)
+        except BaseException as exc:  # noqa: BLE001 (reported by the test)
+            results[i] = exc
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(wait)
+    return results

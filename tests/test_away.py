@@ -8,11 +8,9 @@ clock; the away services take an explicit ``now`` where months must be chosen.""
 
 from __future__ import annotations
 
-import threading
 from datetime import datetime, timedelta, timezone as dt_timezone
 
 import pytest
-from django.db import connections
 from django.utils import timezone
 
 from config.problems import ApiError
@@ -20,6 +18,7 @@ from games import away, engine, obligations, robots, services
 from games.models import Game, Move, Seat
 from players.models import AwayPeriod, Player
 from tests.games_support import by_seat, clients, game_url, play_out, start_table  # noqa: F401 (fixture)
+from tests.helpers import at_once
 from tests.test_obligations import BUZZER, buzzer_position, play_buzzer, put, table
 
 AWAY = "/api/v1/players/me/away"
@@ -367,25 +366,7 @@ THREADS = 8
 
 
 def _at_once(work, n: int = THREADS) -> list:
-    """``work(i)`` in ``n`` threads released together; each result or exception."""
-    barrier = threading.Barrier(n)
-    results: list = [None] * n
-
-    def run(i):
-        try:
-            barrier.wait(timeout=30)
-            results[i] = work(i)
-        except BaseException as exc:  # noqa: BLE001 (reported by the test)
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    return results
+    return at_once(work, n)
 
 
 @pytest.mark.concurrency

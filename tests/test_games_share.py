@@ -6,11 +6,9 @@ cannot both pass a limit."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
-from django.db import connections
 
 from games import services
 from games.models import Game, GameStatus, Seat
@@ -22,7 +20,7 @@ from tests.games_support import (
     game_url,
     start_table,
 )
-from tests.helpers import assert_json, assert_problem
+from tests.helpers import assert_json, assert_problem, at_once
 
 
 def _rows() -> tuple[int, int]:
@@ -148,24 +146,7 @@ def _slow_check(monkeypatch, seconds: float = 0.3) -> None:
 
 def _at_once(work) -> list[BaseException | object]:
     """``work(i)`` in THREADS threads released together; each result or exception."""
-    barrier = threading.Barrier(THREADS)
-    results: list[BaseException | object] = [None] * THREADS
-
-    def run(i):
-        try:
-            barrier.wait(timeout=30)
-            results[i] = work(i)
-        except BaseException as exc:  # noqa: BLE001 (reported by the test)
-            results[i] = exc
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    return results
+    return at_once(work, THREADS, wait=60)
 
 
 def _codes(results) -> list[str]:
