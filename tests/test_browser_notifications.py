@@ -61,8 +61,9 @@ def open_settings(page, server, name, token):
 
 
 def settled(page, selector: str) -> None:
-    """The control is enabled again: its request answered."""
+    """The control is enabled again (its request answered) and the screen drawn again."""
     page.wait_for_selector(f"{selector}:not([disabled])")
+    page.wait_for_selector("#notifications[data-loaded=true]")
 
 
 def until(page, check, what: str, limit: float = 30):

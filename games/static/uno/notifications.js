@@ -73,8 +73,8 @@ function localInput(date) {
 }
 
 /**
- * Runs `call` with `button` disabled; shows its error; `done` (optional) after success.
- * Answers what `call` returned, or undefined after an error.
+ * Runs `call` (the request, and the screen drawn again after it) with `button` disabled;
+ * shows its error.  Answers what `call` returned, or undefined after an error.
  */
 async function busy(button, call) {
   hideError();
@@ -104,17 +104,18 @@ function emailSection(settings, refresh) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const value = input.value.trim();
-    const ok = await busy(save, () => api("POST", "/api/v1/players/me/email", { body: { address: value } }));
-    if (ok) {
+    await busy(save, async () => {
+      await api("POST", "/api/v1/players/me/email", { body: { address: value } });
       notice(`A verification link was sent to ${value}.`);
       await refresh();
-    }
+    });
   });
   const remove = address ? el("button", { type: "button", id: "email-remove", onclick: async (e) => {
-    if (await busy(e.target, () => api("DELETE", "/api/v1/players/me/email")) !== undefined) {
+    await busy(e.target, async () => {
+      await api("DELETE", "/api/v1/players/me/email");
       notice("Your email address was removed.");
       await refresh();
-    }
+    });
   } }, "Remove the address") : "";
   return el("section", { id: "notify-email", class: "panel" }, el("h3", {}, "Email"), state, form, remove);
 }
@@ -171,10 +172,11 @@ function quietSection(settings, refresh) {
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const body = { timezone: tz.value, quiet_hours: on.checked ? { start: start.value, end: end.value } : null };
-    if (await busy(save, () => api("PATCH", "/api/v1/players/me/notifications", { body })) !== undefined) {
+    await busy(save, async () => {
+      await api("PATCH", "/api/v1/players/me/notifications", { body });
       notice(on.checked ? `Quiet hours saved: ${start.value} to ${end.value} (${tz.value}).` : "No quiet hours.");
       await refresh();
-    }
+    });
   });
 
   const digest = el("input", { type: "checkbox", id: "digest", checked: Boolean(settings.digest) });
@@ -212,16 +214,18 @@ async function awaySection(sc) {
       e.preventDefault();
       const at = new Date(input.value);
       if (Number.isNaN(at.getTime())) return;
-      if (await busy(go, () => api("PUT", "/api/v1/players/me/away", { body: { until: at.toISOString() } })) !== undefined) {
+      await busy(go, async () => {
+        await api("PUT", "/api/v1/players/me/away", { body: { until: at.toISOString() } });
         notice(`Away until ${when(at.toISOString())}: your correspondence clocks stop.`);
         await render();
-      }
+      });
     });
     const back = until ? el("button", { type: "button", id: "away-end", onclick: async (e) => {
-      if (await busy(e.target, () => api("DELETE", "/api/v1/players/me/away")) !== undefined) {
+      await busy(e.target, async () => {
+        await api("DELETE", "/api/v1/players/me/away");
         notice("Welcome back: your correspondence clocks run again.");
         await render();
-      }
+      });
     } }, "I am back") : "";
     box.dataset.away = until ? "true" : "false";
     box.replaceChildren(
@@ -247,10 +251,11 @@ function devicesSection(settings, refresh) {
       el("span", { class: "hint" }, ` ${PLATFORM_NAMES[s.platform] || s.platform}, since ${day(s.created_at)}`)),
     el("button", { type: "button", class: "remove", "aria-label": `Remove ${s.label || PLATFORM_NAMES[s.platform] || s.platform}`,
       onclick: async (e) => {
-        if (await busy(e.target, () => api("DELETE", `/api/v1/players/me/push-subscriptions/${s.id}`)) !== undefined) {
+        await busy(e.target, async () => {
+          await api("DELETE", `/api/v1/players/me/push-subscriptions/${s.id}`);
           notice("That device gets no more push notifications.");
           await refresh();
-        }
+        });
       } }, "Remove"))))
     : el("p", { id: "push-devices", class: "empty" }, "No device gets push notifications yet.");
 
@@ -264,6 +269,19 @@ function devicesSection(settings, refresh) {
     state.textContent = "Notifications are blocked for this site: allow them in the browser's site settings, then come back.";
   } else {
     action = el("button", { type: "button", id: "push-enable", class: "primary" }, "Enable notifications on this device");
+    // a device that subscribed before: say so (the button then subscribes it again)
+    if (Notification.permission === "granted") {
+      navigator.serviceWorker.getRegistration("/")
+        .then((r) => (r ? r.pushManager.getSubscription() : null))
+        .then((sub) => {
+          if (sub && sameKey(sub.options && sub.options.applicationServerKey, key) && !state.dataset.step) {
+            state.dataset.step = "subscribed";
+            state.textContent = "This device already gets notifications.";
+            action.textContent = "Subscribe this device again";
+          }
+        })
+        .catch(() => { /* no worker, no subscription: the button as it is */ });
+    }
     action.addEventListener("click", async () => {
       await busy(action, async () => {
         state.textContent = "Asking the browser…";
@@ -310,7 +328,9 @@ function devicesSection(settings, refresh) {
 export async function viewNotifications(root, sc) {
   const page = el("section", { id: "notifications", class: "notifications" });
   root.append(el("h2", { class: "notifications-title" }, "Notifications"), page);
+  // the whole screen drawn again from the API; `data-loaded` is "true" once it is
   const refresh = async () => {
+    page.dataset.loaded = "false";
     const { data } = await api("GET", "/api/v1/players/me/notifications");
     if (!sc.alive()) return;
     const away = page.querySelector("#notify-away") || await awaySection(sc);
