@@ -185,27 +185,30 @@ def after_notices(notices: list) -> None:
 
 def write(rows: list[Message]) -> None:
     """Insert ``rows`` (a row already written for its player and key is left as it is),
-    and queue a delivery task after the commit for each player with a row due within
-    ``UNO_REACH_FAST_PATH_SECONDS``."""
+    and queue a delivery task after the commit for each due time within
+    ``UNO_REACH_FAST_PATH_SECONDS`` of each player (the rows due now: one task; a
+    reminder due in a few minutes: its own, at its time)."""
     Message.objects.bulk_create(rows, ignore_conflicts=True)
     now = timezone.now()
-    soon: dict[int, datetime] = {}
+    soon: dict[int, set[datetime]] = {}
     horizon = now + timedelta(seconds=setting("UNO_REACH_FAST_PATH_SECONDS"))
     for row in rows:
-        if row.due_at <= horizon and (row.player_id not in soon or row.due_at < soon[row.player_id]):
-            soon[row.player_id] = row.due_at
+        if row.due_at <= horizon:
+            soon.setdefault(row.player_id, set()).add(max(row.due_at, now))
     if soon:
         transaction.on_commit(lambda: queue(soon))
 
 
-def queue(due: dict[int, datetime]) -> None:
-    """Send a delivery task per player, at its row's due time (never raises: the sweeper
+def queue(due: dict[int, datetime | set[datetime]]) -> None:
+    """Send a delivery task per player and due time (never raises: the sweeper
     delivers what a lost task would have)."""
     now = timezone.now()
-    for player_id, at in due.items():
-        try:
-            current_app.send_task("reach.tasks.deliver", (player_id,),
-                                  countdown=max(0.0, (at - now).total_seconds()))
-        except Exception:
-            log.warning("could not queue the notifications of player %s (the sweeper delivers them)", player_id,
-                        exc_info=True)
+    for player_id, times in due.items():
+        for at in sorted(times) if isinstance(times, set) else [times]:
+            try:
+                current_app.send_task("reach.tasks.deliver", (player_id,),
+                                      countdown=max(0.0, (at - now).total_seconds()))
+            except Exception:
+                log.warning("could not queue the notifications of player %s (the sweeper delivers them)",
+                            player_id, exc_info=True)
+                return

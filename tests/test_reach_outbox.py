@@ -415,3 +415,29 @@ def test_the_worker_pushes_your_turn_and_retries_a_busy_service(tmp_path, client
     assert [r["status"] for r in service.requests] == [500, None]  # refused once, then taken
     row = Message.objects.get(player=client.player, kind="your_turn")
     assert row.status == Status.SENT and row.attempts == 1
+
+
+@pytest.mark.concurrency
+@pytest.mark.django_db(transaction=True)
+def test_a_reminder_due_soon_gets_its_own_task_without_the_sweeper(tmp_path, clients, smtp, settings):
+    """A game's start writes a message due now and a reminder due in a few seconds for
+    the player in turn: each due time gets its delivery task (the fast path), so the
+    worker sends the reminder at its time with no sweeper running (no beat here)."""
+    settings.UNO_REACH_MIN_TURN_SECONDS = 10
+    gid, by_id = correspondence_game(clients, turn_seconds=20)  # a reminder when 5 s are left
+    for c in by_id.values():
+        reachable_by_email(c.player)
+    owner = next(iter(by_id.values()))
+    env = {"UNO_REACH_MIN_TURN_SECONDS": 10, "UNO_PUBLIC_URL": "http://uno.test", "EMAIL_TIMEOUT": 30,
+           "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend", "EMAIL_HOST": "127.0.0.1",
+           "EMAIL_PORT": smtp.port}
+    with celery_worker(tmp_path, "soon", **env) as worker:
+        start(gid, owner)  # commits: the tasks are queued
+        mover = player_at(gid, Game.objects.get(pk=gid).current_seat)
+        reminder = Message.objects.get(player=mover, kind="reminder")
+        assert reminder.due_at > timezone.now()  # not due yet: the task at the start could not send it
+        address = f"{mover.username}@example.test"  # (reachable_by_email's)
+        wait_for(lambda: [m for m in smtp.inbox.to(address) if str(m["Subject"]).startswith("Reminder:")],
+                 60, 0.1, f"the reminder; worker: {worker.output()}")
+    reminder.refresh_from_db()
+    assert reminder.status == Status.SENT and reminder.sent_at >= reminder.due_at
