@@ -24,6 +24,7 @@ from standing.profile_serializers import (
     PlayerGamePageSerializer,
     PublicProfileSerializer,
     ProfileSettingsSerializer,
+    ProfileSettingsUpdateSerializer,
     RatingHistorySerializer,
 )
 
@@ -204,12 +205,12 @@ class MyProfileView(APIView):
         return Response({"games_public": selectors.games_public(request.user)})
 
     @extend_schema(operation_id="players_me_profile_update", summary="Show or hide the caller's game list",
-                   tags=["standing"], request=ProfileSettingsSerializer,
+                   tags=["standing"], request=ProfileSettingsUpdateSerializer,
                    responses={200: ProfileSettingsSerializer, **problem_responses(
                        (400, "`invalid` (with `fields`): `games_public` missing or not a JSON boolean; "
                         "`malformed_json`"), 401, 415, 429)})
     def patch(self, request):
-        ser = ProfileSettingsSerializer(data=request.data)
+        ser = ProfileSettingsUpdateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         profile = services.set_games_public(request.user, ser.validated_data["games_public"])
         return Response({"games_public": profile.games_public})

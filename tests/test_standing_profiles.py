@@ -356,6 +356,14 @@ def test_games_public_takes_a_json_boolean_only(auth_client, body):
     assert assert_json(auth_client.get(f"{PLAYERS}/me/profile"), 200) == {"games_public": True}
 
 
+def test_the_schema_says_games_public_is_required(api):
+    """As the view answers an empty body (400): drf-spectacular made a PATCH's fields optional."""
+    operation = api.get("/api/schema/?format=json").json()["paths"]["/api/v1/players/me/profile"]["patch"]
+    assert operation["requestBody"]["required"] is True
+    ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]
+    assert api.get("/api/schema/?format=json").json()["components"]["schemas"][ref]["required"] == ["games_public"]
+
+
 def test_the_profile_setting_needs_credentials_and_json(auth_client):
     assert_problem(APIClient().get(f"{PLAYERS}/me/profile"), 401, "not_authenticated")
     assert_problem(APIClient().patch(f"{PLAYERS}/me/profile", {"games_public": False}, format="json"), 401,
