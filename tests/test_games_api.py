@@ -64,7 +64,7 @@ def test_create_with_defaults(clients):
     assert g["players"] == [
         {"seat": 0, "username": alice.player.username, "is_bot": False, "bot_level": None,
          "autopilot": False, "left": False, "hand_count": 0, "score": 0, "team": None, "status": "active",
-         "deadline": None, "online": True}
+         "deadline": None, "online": True, "time_left": None, "away_until": None}
     ]
     assert g["hand"] == [] and g["legal_actions"] == [] and g["winner"] is None
     assert g["obligations"] == [] and g["deadline"] is None and g["deck"] is None
