@@ -90,3 +90,36 @@ def test_plain_http_is_redirected_but_the_liveness_probe_is_not():
     assert seen["plain_health"][0] in (200, 503) and seen["plain_health"][1] is None  # answered, not redirected
     assert seen["tls_api"][0] != 301
     assert seen["tls_api"][1] == "max-age=31536000; includeSubDomains; preload"
+
+
+def test_the_wheel_carries_every_app_the_server_runs(tmp_path):
+    """The Docker image installs the project's wheel and imports only that copy: every
+    app of INSTALLED_APPS that lives in this repository (and config) must be in it, with
+    its migrations and the browser client's static files (it once held only three apps)."""
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    from django.conf import settings
+
+    import shutil
+
+    root = Path(__file__).resolve().parent.parent
+    # built from a copy, as the image's build stage does (`COPY . /src`), so that the build
+    # leaves nothing in the checkout (the virtualenv and run directories left out)
+    src = tmp_path / "src"
+    shutil.copytree(root, src, ignore=shutil.ignore_patterns(".git", ".venv", ".run", "node_modules", "build",
+                                                             "*.egg-info", "__pycache__", "site"))
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
+                    str(tmp_path / "wheels"), str(src)], check=True, timeout=600)
+    (wheel,) = (tmp_path / "wheels").glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    local = sorted({app.split(".")[0] for app in settings.INSTALLED_APPS if (root / app.split(".")[0]).is_dir()})
+    assert "reach" in local and "games" in local
+    for package in ["config", *local]:
+        assert f"{package}/__init__.py" in names, f"{package} is missing from the wheel"
+        if (root / package / "migrations").is_dir():
+            assert f"{package}/migrations/__init__.py" in names, f"{package}'s migrations are missing"
+    for static in sorted((root / "games" / "static" / "uno").iterdir()):
+        assert f"games/static/uno/{static.name}" in names, f"{static.name} is missing from the wheel"
