@@ -20,12 +20,12 @@ class MeetingConfig(AppConfig):
                        description="someone challenged the caller by name (also POSTed to the caller's webhook).",
                        properties={**CHALLENGE, "from": USERNAME, "to": {"type": "array", "items": USERNAME},
                                    "ruleset": {"type": "string"}, "max_players": {"type": "integer"},
-                                   "rated": {"type": "boolean"}, "turn_seconds": {"type": ["integer", "null"]},
+                                   "rated": {"type": "boolean"}, "turn_seconds": {"type": "integer", "nullable": True},
                                    "expires_at": {"type": "string", "format": "date-time"}})
         kinds.register("challenge_accepted", stream="feed", schema="FeedChallengeAccepted",
                        description="a player accepted a challenge the caller sent or is in (or took a seat of an "
                        "open one); `game` once it started.",
-                       properties={**CHALLENGE, "by": USERNAME, "game": {"type": ["integer", "null"]},
+                       properties={**CHALLENGE, "by": USERNAME, "game": {"type": "integer", "nullable": True},
                                    "status": {"type": "string", "enum": ["pending", "accepted"]}})
         kinds.register("challenge_declined", stream="feed", schema="FeedChallengeDeclined",
                        description="a named player declined a challenge the caller sent or is in: it ended.",
@@ -46,5 +46,5 @@ class MeetingConfig(AppConfig):
                        "started: `game`, the new game); the same as the view's `rematch`.",
                        properties={"status": {"type": "string", "enum": list(RematchStatus.values)},
                                    "offered_by": USERNAME, "accepted": {"type": "array", "items": USERNAME},
-                                   "declined_by": {"type": ["string", "null"]}, "game": {"type": ["integer", "null"]},
+                                   "declined_by": {"type": "string", "nullable": True}, "game": {"type": "integer", "nullable": True},
                                    "expires_at": {"type": "string", "format": "date-time"}})
