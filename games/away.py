@@ -37,7 +37,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from config.problems import ApiError
-from games import obligations, selectors
+from games import obligations, selectors, signals
 from games.models import Game, GameStatus, Seat
 from games.services import update_rows
 from players.models import AwayPeriod, Player
@@ -205,4 +205,6 @@ def _move_clocks(player: Player, until: datetime | None, now: datetime) -> int:
         game.deadline = obligations.earliest(owed)
         game.updated_at = now
     update_rows(games, ("obligations", "deadline", "updated_at"))
+    for game in games:  # what commits with the moved clocks (reach's reminders for the new deadlines)
+        signals.move_recorded(game, game.seat_list, None)
     return len(games)

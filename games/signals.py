@@ -148,7 +148,9 @@ def in_move(name: str, run: Callable[[Game, Sequence[Seat], Any], None],
     """Register (or replace) ``run(game, seats, move)``: called inside the transaction of
     every recorded move (the game row locked and written at its new version; ``move`` the
     ``Move`` just written, ``seats`` the game's seats with their players), in a savepoint
-    of its own, when ``wants(game, seats)``.  Its exception is logged and rolled back to
+    of its own, when ``wants(game, seats)``.  ``move`` is None when the game's clocks
+    moved without a move (a player's away period began, ended or changed: ``games.away``):
+    the deadlines in ``game.obligations`` are new, nothing else is.  Its exception is logged and rolled back to
     the savepoint, never the move."""
     _move_hooks[name] = MoveHook(name, wants, run)
 

@@ -83,8 +83,14 @@ def _facts(game: Game, seats: Sequence[Seat], seat: Seat) -> dict[str, Any]:
 
 def after_move(game: Game, seats: Sequence[Seat], move: Any) -> None:
     """The rows the move ``move`` that brought ``game`` to its version calls for (see the
-    module docstring); only the last move of a game in a batch counts (the game as it is)."""
-    if move is not None and move.seq != game.version:
+    module docstring); only the last move of a game in a batch counts (the game as it is).
+    ``move`` None: the game's clocks moved without a move (an away period,
+    ``games.away``): only the reminders of the new deadlines are written
+    (:func:`after_clocks_moved`; those of the old ones are skipped when due)."""
+    if move is None:
+        after_clocks_moved(game, seats)
+        return
+    if move.seq != game.version:
         return
     now = game.updated_at or timezone.now()
     reachable = {s.seat: s for s in seats if _reachable(s)}
@@ -124,6 +130,32 @@ def after_move(game: Game, seats: Sequence[Seat], move: Any) -> None:
             if o.deadline is not None and fresh:
                 for which, at in reminder_times(o.at, o.deadline):
                     add(seat, "reminder", f"reminder:{ident}:{int(o.deadline.timestamp())}:{which}", at, **about)
+    if rows:
+        write(rows)
+
+
+def after_clocks_moved(game: Game, seats: Sequence[Seat]) -> None:
+    """The reminders of each reachable player's decisions whose deadline an away period
+    moved: when a quarter of the turn is left and an hour before the new deadline, as a
+    fresh clock's would be (``turn_seconds`` before that deadline), those still ahead.
+    No "your turn": the decision is the same one, already told of."""
+    if game.status != GameStatus.ACTIVE or not correspondence(game) or not game.turn_seconds:
+        return
+    now = timezone.now()
+    reachable = {s.seat: s for s in seats if _reachable(s)}
+    rows: list[Message] = []
+    for o in obligations.current(game, seats):
+        seat = reachable.get(o.seat)
+        if seat is None or o.enforce != obligations.TIMEOUT or o.deadline is None or seat.autopilot or seat.left:
+            continue
+        ident = f"{game.pk}:{o.seat}:{o.decision}:{o.since}"
+        about = {"decision": o.decision, "since": o.since, "at": o.at.isoformat(), "deadline": o.deadline.isoformat()}
+        start = o.deadline - timedelta(seconds=game.turn_seconds)
+        for which, at in reminder_times(start, o.deadline):
+            if at > now:
+                rows.append(Message(player_id=seat.player_id, kind="reminder", game_id=game.pk, due_at=at,
+                                    key=f"reminder:{ident}:{int(o.deadline.timestamp())}:{which}",
+                                    data={**_facts(game, seats, seat), **about}))
     if rows:
         write(rows)
 

@@ -446,3 +446,40 @@ def test_reminder_times():
     assert [w for w, _ in four_hours] == ["fraction"]
     half_hour = outbox.reminder_times(start, start + timedelta(minutes=30))
     assert [at - start for _, at in half_hour] == [timedelta(minutes=22, seconds=30)]
+
+
+def test_an_away_period_moves_the_reminders_with_the_deadline(clients, smtp):
+    """Going away moves a correspondence decision's deadline without a move: the reminders
+    of the old deadline are skipped when due, and new ones are written for the new
+    deadline (a quarter of the turn left, an hour left), delivered after the player is back."""
+    from games import away
+
+    gid, by_id = correspondence_game(clients, turn_seconds=DAY)
+    for c in by_id.values():
+        reachable_by_email(c.player)
+    start(gid, next(iter(by_id.values())))
+    mover = player_at(gid, Game.objects.get(pk=gid).current_seat)
+    old_deadline = Game.objects.get(pk=gid).deadline
+    old = set(Message.objects.filter(player=mover, kind="reminder").values_list("pk", flat=True))
+    assert len(old) == 2
+    told = Message.objects.filter(player=mover, kind="your_turn").count()
+
+    until = timezone.now() + timedelta(days=3)
+    away.set_away(player=mover, until=until)
+    new_deadline = Game.objects.get(pk=gid).deadline
+    assert new_deadline > old_deadline + timedelta(days=2)
+    new = Message.objects.filter(player=mover, kind="reminder").exclude(pk__in=old)
+    assert sorted(new.values_list("due_at", flat=True)) == [new_deadline - timedelta(seconds=DAY / 4),
+                                                           new_deadline - timedelta(hours=1)]
+    assert all(m.data["deadline"] == new_deadline.isoformat() for m in new)
+    assert Message.objects.filter(player=mover, kind="your_turn").count() == told  # the same decision: told once
+
+    Message.objects.filter(pk__in=old).update(due_at=timezone.now() - timedelta(seconds=1))
+    delivery.deliver_player(mover.pk)
+    assert all(m.status == Status.SKIPPED for m in Message.objects.filter(pk__in=old))
+    make_due(mover)
+    delivery.deliver_player(mover.pk)
+    assert all(m.status == Status.SENT for m in new.all())
+    # (the two new reminders, due at once here, go as one digest)
+    assert any("Reminder: " in str(m["Subject"]) + body_of(m) and f"game {gid}" in body_of(m)
+               for m in smtp.inbox.messages)
