@@ -120,13 +120,20 @@ class Gunicorn(ServerProcess):
     """The web server as `make run` starts it: one gunicorn master and ``workers``
     worker processes, on a free port, with the settings of tests/server_settings.py;
     ``settings`` are more environment variables.  As a context manager, it is ready
-    (answers requests) in the block and stopped after it."""
+    (answers requests) in the block and stopped after it.
+
+    The port :func:`free_port` found may be taken by another process before gunicorn
+    binds it (several test processes, servers and clients on one machine): gunicorn
+    then says "Address already in use", and :meth:`wait_ready` starts it again on
+    another port (``TRIES`` times at the most)."""
+
+    ARGV = ["gunicorn", "-c", "config/gunicorn.conf.py", "config.wsgi:application"]
+    TRIES = 3
+    IN_USE = "Address already in use"
 
     def __init__(self, log: Path, workers: int = 1, **settings: object) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {
-            "PORT": self.port,
+        self._log = log
+        self._settings = {
             "WEB_CONCURRENCY": workers,
             "GUNICORN_THREADS": 4,
             "DJANGO_SETTINGS_MODULE": "tests.server_settings",
@@ -136,14 +143,30 @@ class Gunicorn(ServerProcess):
             "THROTTLE_USER": "100000/min",
             "THROTTLE_AUTH": "100000/min",
             "MAX_REQUEST_BYTES": None,  # the documented default
+            **settings,
         }
-        super().__init__(["gunicorn", "-c", "config/gunicorn.conf.py", "config.wsgi:application"], log,
-                         **{**env, **settings})
+        self._launch()
+
+    def _launch(self) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        super().__init__(self.ARGV, self._log, **{"PORT": self.port, **self._settings})
 
     def connection(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
 
     def wait_ready(self, timeout: float = 60) -> None:
+        for attempt in range(1, self.TRIES + 1):
+            if self._answers(timeout):
+                return
+            if attempt == self.TRIES or self.IN_USE not in self.log():
+                break
+            self.stop()
+            self._launch()
+        raise AssertionError(f"gunicorn did not answer:\n{self.output()}")
+
+    def _answers(self, timeout: float) -> bool:
+        """Whether it answers within ``timeout`` s (False at once when its port was taken)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, f"gunicorn exited:\n{self.output()}"
@@ -151,12 +174,14 @@ class Gunicorn(ServerProcess):
             try:
                 conn.request("GET", "/api/v1/unknown")
                 conn.getresponse().read()
-                return
+                return True
             except OSError:
+                if self.IN_USE in self.log():
+                    return False
                 time.sleep(0.2)
             finally:
                 conn.close()
-        raise AssertionError(f"gunicorn did not answer:\n{self.output()}")
+        return False
 
     def __enter__(self) -> "Gunicorn":
         try:
