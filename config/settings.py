@@ -480,9 +480,11 @@ UNO_REACH_REMIND_SECONDS = env_int("UNO_REACH_REMIND_SECONDS", 3600)
 # How often beat sends the outbox sweeper (seconds), and how long one sweep may deliver.
 UNO_REACH_SWEEP_SECONDS = float(env_str("UNO_REACH_SWEEP_SECONDS", "10"))
 UNO_REACH_SWEEP_BUDGET_SECONDS = float(env_str("UNO_REACH_SWEEP_BUDGET_SECONDS", "30"))
-# Messages due within this many seconds also get a delivery task at their due time (the
-# fast path; below the Redis broker's visibility timeout).
-UNO_REACH_FAST_PATH_SECONDS = float(env_str("UNO_REACH_FAST_PATH_SECONDS", "600"))
+# Messages due at once (0), or within this many seconds, get a delivery task right after
+# the commit that wrote them; the others get theirs from the sweeper that runs before they
+# come due (so that a move's request queues nothing for a message due later). Keep it
+# below the Redis broker's visibility timeout.
+UNO_REACH_FAST_PATH_SECONDS = float(env_str("UNO_REACH_FAST_PATH_SECONDS", "0"))
 # Temporary failures (the mail server down, a push service busy): retried after this many
 # seconds, doubling up to the maximum, at most UNO_REACH_MAX_ATTEMPTS times in all.
 UNO_REACH_RETRY_SECONDS = float(env_str("UNO_REACH_RETRY_SECONDS", "30"))

@@ -366,7 +366,10 @@ def _finish(m: Message, status: str, note: str, sent_at: datetime | None = None)
 
 
 def _queue_retry(player_id: int, at: datetime) -> None:
-    if (at - timezone.now()).total_seconds() <= settings.UNO_REACH_FAST_PATH_SECONDS:
+    """A task at ``at`` if it comes before the next sweep's look-ahead would queue one
+    (the worker's own publish: no request waits for it)."""
+    soon = max(settings.UNO_REACH_FAST_PATH_SECONDS, settings.UNO_REACH_SWEEP_SECONDS + 1)
+    if (at - timezone.now()).total_seconds() <= soon:
         from reach.outbox import queue
 
         queue({player_id: at})
@@ -383,12 +386,34 @@ def due_players(now: datetime, limit: int = 1000) -> list[int]:
     return [r["player_id"] for r in rows]
 
 
+def coming(now: datetime) -> dict[int, set[datetime]]:
+    """The due times (first try, or retry) of the pending messages that come due before
+    the next sweep (within ``UNO_REACH_SWEEP_SECONDS`` and a second), per player."""
+    until = now + timedelta(seconds=settings.UNO_REACH_SWEEP_SECONDS + 1)
+    rows = (Message.objects.filter(status=Status.PENDING)
+            .filter(Q(retry_at__isnull=True, due_at__gt=now, due_at__lte=until)
+                    | Q(retry_at__gt=now, retry_at__lte=until, due_at__lte=until))
+            .values_list("player_id", "due_at", "retry_at"))
+    out: dict[int, set[datetime]] = {}
+    for player_id, due_at, retry_at in rows:
+        out.setdefault(player_id, set()).add(max(due_at, retry_at or due_at))
+    return out
+
+
 def sweep(budget: float | None = None) -> int:
     """Deliver every due message (beat, every ``UNO_REACH_SWEEP_SECONDS``), player after
     player, for at most ``budget`` seconds (default: ``UNO_REACH_SWEEP_BUDGET_SECONDS``);
-    how many were sent.  Safe to run twice and concurrently (the players' leases)."""
+    how many were sent.  First, a delivery task is queued at the due time of each
+    message that comes due before the next sweep (:func:`coming`): a message is sent on
+    time without its writer (a move's request) queueing anything.  Safe to run twice and
+    concurrently (the players' leases; a second task finds nothing due)."""
     budget = settings.UNO_REACH_SWEEP_BUDGET_SECONDS if budget is None else budget
     start = time.monotonic()
+    soon = coming(timezone.now())
+    if soon:
+        from reach.outbox import queue
+
+        queue(soon)
     sent = 0
     for player_id in due_players(timezone.now()):
         if time.monotonic() - start > budget:

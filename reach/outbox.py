@@ -15,8 +15,10 @@ Only players whose ``reachable`` flag is set (a channel that can carry something
 ``reach.services.refresh_reachable``) get rows: a game without them costs its moves
 nothing (``wants``, judged from the seats the move read).  Each row's ``key`` makes it
 once per player, kind, game and obligation (a hook run twice writes nothing more).  Once
-the transaction commits, the rows due soon get a delivery task (a fast path: the beat
-sweeper delivers every due row anyway, ``reach.delivery.sweep``).
+the transaction commits, the rows due at once get a delivery task; the beat sweeper
+queues one at the due time of each row that comes due before its next run, and delivers
+every due row anyway (``reach.delivery.sweep``): a move that writes only rows due later
+(a "your turn" after its delay, reminders) queues nothing.
 
 Bodies are built from public facts only (names, the preset's title, the game's link, the
 deadline, a finished game's scores): never a card, never a hand.
@@ -217,9 +219,9 @@ def after_notices(notices: list) -> None:
 
 def write(rows: list[Message]) -> None:
     """Insert ``rows`` (a row already written for its player and key is left as it is),
-    and queue a delivery task after the commit for each due time within
-    ``UNO_REACH_FAST_PATH_SECONDS`` of each player (the rows due now: one task; a
-    reminder due in a few minutes: its own, at its time)."""
+    and queue a delivery task after the commit for each player's rows due at once (one
+    task), and each due time within ``UNO_REACH_FAST_PATH_SECONDS`` (0 by default: none;
+    the sweeper queues a task for each message before it comes due)."""
     Message.objects.bulk_create(rows, ignore_conflicts=True)
     now = timezone.now()
     soon: dict[int, set[datetime]] = {}

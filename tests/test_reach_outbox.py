@@ -21,7 +21,7 @@ from meeting import services as meeting
 from players.models import Player
 from reach import delivery, push
 from reach.models import Message, Preferences, PushSubscription, Status
-from tests.celery_helpers import celery_worker, wait_for
+from tests.celery_helpers import celery_worker, queued_tasks, redis_broker, requires_redis, wait_for  # noqa: F401
 from tests.push_endpoint import ApnsService, FcmService, PushCA, WebPushService
 from tests.smtp_support import SmtpServer, body_of, free_port, smtp, use_smtp  # noqa: F401 (fixture)
 from tests.test_reach import correspondence_game, play_one, player_at, reachable_by_email, start
@@ -405,6 +405,7 @@ def test_the_worker_pushes_your_turn_and_retries_a_busy_service(tmp_path, client
     service.answers = [500]
     gid, client, sub = waiting_for_turn(clients, service)  # commits, and queues the delivery task
     env = {**webpush_settings(keys, ca), "UNO_PUSH_ALLOW_PRIVATE": 1, "UNO_REACH_YOUR_TURN_DELAY_SECONDS": 0,
+           "UNO_REACH_SWEEP_SECONDS": 10,
            "UNO_PUBLIC_URL": "http://uno.test", "UNO_REACH_RETRY_SECONDS": 1}
     with celery_worker(tmp_path, "push", **env) as worker:
         wait_for(service.delivered, 60, 0.1, f"the push message; worker: {worker.output()}")
@@ -420,15 +421,18 @@ def test_the_worker_pushes_your_turn_and_retries_a_busy_service(tmp_path, client
 @pytest.mark.concurrency
 @pytest.mark.django_db(transaction=True)
 def test_a_reminder_due_soon_gets_its_own_task_without_the_sweeper(tmp_path, clients, smtp, settings):
-    """A game's start writes a message due now and a reminder due in a few seconds for
-    the player in turn: each due time gets its delivery task (the fast path), so the
-    worker sends the reminder at its time with no sweeper running (no beat here)."""
+    """With UNO_REACH_FAST_PATH_SECONDS set, a game's start writes a message due now and
+    a reminder due in a few seconds for the player in turn: each due time gets its
+    delivery task after the commit, so the worker sends the reminder at its time with
+    no sweeper running (no beat here)."""
     settings.UNO_REACH_MIN_TURN_SECONDS = 10
+    settings.UNO_REACH_FAST_PATH_SECONDS = 600
     gid, by_id = correspondence_game(clients, turn_seconds=20)  # a reminder when 5 s are left
     for c in by_id.values():
         reachable_by_email(c.player)
     owner = next(iter(by_id.values()))
-    env = {"UNO_REACH_MIN_TURN_SECONDS": 10, "UNO_PUBLIC_URL": "http://uno.test", "EMAIL_TIMEOUT": 30,
+    env = {"UNO_REACH_MIN_TURN_SECONDS": 10, "UNO_REACH_FAST_PATH_SECONDS": 600, "UNO_PUBLIC_URL": "http://uno.test",
+           "EMAIL_TIMEOUT": 30,
            "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend", "EMAIL_HOST": "127.0.0.1",
            "EMAIL_PORT": smtp.port}
     with celery_worker(tmp_path, "soon", **env) as worker:
@@ -441,3 +445,30 @@ def test_a_reminder_due_soon_gets_its_own_task_without_the_sweeper(tmp_path, cli
                  60, 0.1, f"the reminder; worker: {worker.output()}")
     reminder.refresh_from_db()
     assert reminder.status == Status.SENT and reminder.sent_at >= reminder.due_at
+
+
+@pytest.mark.django_db
+@requires_redis
+def test_the_sweeper_queues_a_task_for_what_comes_due_before_its_next_run(clients, smtp, settings, redis_broker):
+    """A move queues nothing for a message due later (UNO_REACH_FAST_PATH_SECONDS 0, the
+    default); the sweep before it comes due queues its delivery task, at its time (in
+    the real broker, read back); a message due after the next sweep gets none yet."""
+    from config.celery import app
+
+    settings.UNO_REACH_FAST_PATH_SECONDS = 0
+    settings.UNO_REACH_MIN_TURN_SECONDS = 10
+    settings.UNO_REACH_SWEEP_SECONDS = 30
+    soon, by_id = correspondence_game(clients, turn_seconds=20)  # its reminder when 5 s are left: 15 s on
+    later, by_id2 = correspondence_game(clients, turn_seconds=3600)  # reminders 45 and 59 minutes on
+    for c in [*by_id.values(), *by_id2.values()]:
+        reachable_by_email(c.player)
+    start(soon, next(iter(by_id.values())))
+    start(later, next(iter(by_id2.values())))
+    waiting = {player_at(g, Game.objects.get(pk=g).current_seat).pk: g for g in (soon, later)}
+    app.control.purge()
+    delivery.sweep()  # sends what is due now (game started, your turn) and queues what comes soon
+    queued = [args for name, args in queued_tasks() if name == "deliver"]
+    soon_player = next(p for p, g in waiting.items() if g == soon)
+    assert queued == [(soon_player,)]
+    assert Message.objects.get(player_id=soon_player, kind="reminder").status == Status.PENDING
+    app.control.purge()
