@@ -17,7 +17,8 @@ import os
 import pytest
 import schemathesis
 from django.core import signals
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
+from django.test import override_settings
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -32,6 +33,10 @@ from drf_spectacular.generators import SchemaGenerator
 from config.wsgi import application
 from games import engine
 from games.models import Game, GameStatus
+from players import throttling
+from players.models import Player
+from players.tokens import token_issue
+from tests.conftest import GENEROUS_THROTTLE_RATES
 from tests.games_support import (
     by_seat,
     client_for,
@@ -68,17 +73,34 @@ def connection_kept():
         signals.request_finished.connect(close_old_connections)
 
 
-@pytest.fixture
-def world(make_player, fresh_heartbeats):
-    """The fuzzing player's token, and games of every kind for the game ids."""
-    me, other, third = (client_for(*make_player()) for _ in range(3))
-    waiting = create_game(me, max_players=3)["id"]
-    running = start_table([me, other], options={"rounds": 1, "seven_zero": True, "jump_in": "exact"})
-    not_mine = start_table([other, third])
-    finished = start_table([me, third], options={"rounds": 1})
-    play_out(finished)
-    with_bots = create_game(me, bots=[{"level": "easy"}])["id"]
-    return {"token": me.token, "games": [waiting, running, not_mine, finished, with_bots, 10**9]}
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker):
+    """The fuzzing player's token, and games of every kind for the game ids: made once for
+    the module's tests, in a transaction of its own that each test's rolls back to and
+    that is rolled back after the last (as Django's ``TestCase.setUpTestData``): every
+    test starts from the same world, nothing of it is ever committed."""
+    with django_db_blocker.unblock(), pytest.MonkeyPatch.context() as patch, \
+            override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        patch.setattr(throttling.FixedWindowThrottle, "THROTTLE_RATES", dict(GENEROUS_THROTTLE_RATES))
+        outer = transaction.atomic()
+        outer.__enter__()
+        try:
+            me, other, third = (client_for(player, token_issue(player=player, name="test").key) for player in (
+                Player.objects.create_user(username=f"fuzzer{n}", password="correct-horse-battery") for n in range(3)))
+            waiting = create_game(me, max_players=3)["id"]
+            running = start_table([me, other], options={"rounds": 1, "seven_zero": True, "jump_in": "exact"})
+            not_mine = start_table([other, third])
+            finished = start_table([me, third], options={"rounds": 1})
+            play_out(finished)
+            with_bots = create_game(me, bots=[{"level": "easy"}])["id"]
+        except BaseException:
+            transaction.set_rollback(True)
+            outer.__exit__(None, None, None)
+            raise
+    yield {"token": me.token, "games": [waiting, running, not_mine, finished, with_bots, 10**9]}
+    with django_db_blocker.unblock():
+        transaction.set_rollback(True)
+        outer.__exit__(None, None, None)
 
 
 pytestmark = pytest.mark.django_db
@@ -124,7 +146,7 @@ schema.app = application
     database=None,
     suppress_health_check=list(HealthCheck),
 )
-def test_api_conforms_to_its_schema(case, world):
+def test_api_conforms_to_its_schema(case, world, fresh_heartbeats):
     game_id = (case.path_parameters or {}).get("game_id")
     if isinstance(game_id, int) and not isinstance(game_id, bool):
         case.path_parameters["game_id"] = world["games"][game_id % len(world["games"])]
