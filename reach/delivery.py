@@ -40,6 +40,7 @@ import smtplib
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -137,17 +138,22 @@ def _temporary_smtp(exc: Exception) -> bool:
     return isinstance(exc, (OSError, smtplib.SMTPException))
 
 
-def email_message(player_id: int, address: str, text: messages.Text, kind: str) -> EmailMessage:
+def email_message(player_id: int, address: str, text: messages.Text, kind: str,
+                  ids: list[int] | None = None) -> EmailMessage:
     """An email of ``text`` to ``address`` with its one-click unsubscribe link (RFC 8058:
-    ``List-Unsubscribe`` and ``List-Unsubscribe-Post``; also in the body)."""
+    ``List-Unsubscribe`` and ``List-Unsubscribe-Post``; also in the body).  ``ids``: the
+    outbox rows it carries, which make its ``Message-ID`` (the same rows, the same id: a
+    copy sent again after a worker died between the mail server's answer and the rows'
+    update is the same message to the mail systems that deduplicate by it)."""
     unsubscribe = messages.unsubscribe_url(player_id, kind)
     what = "these emails" if kind == messages.ALL else "emails of this kind"
     body = (f"{text.body}\n\n{text.url}\n\n--\nNotification settings: {messages.settings_url()}\n"
             f"Stop {what}: {unsubscribe}\n")
-    return EmailMessage(
-        subject=text.subject, body=body, to=[address],
-        headers={"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
-    )
+    headers = {"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
+    if ids:
+        domain = urlsplit(settings.UNO_PUBLIC_URL).hostname or "localhost"
+        headers["Message-ID"] = f"<uno.{player_id}.{'-'.join(str(i) for i in sorted(ids))}@{domain}>"
+    return EmailMessage(subject=text.subject, body=body, to=[address], headers=headers)
 
 
 def _send_email(mails: list[EmailMessage]) -> None:
@@ -200,7 +206,8 @@ def _deliver_email(prefs: Preferences, rows: list[Message], run: Pass) -> None:
         return
     for group in _groups(rows, prefs.digest):
         text, kind = _text_of(group, run.now)
-        mail = email_message(prefs.pk, prefs.email, text, messages.ALL if kind == "digest" else kind)
+        mail = email_message(prefs.pk, prefs.email, text, messages.ALL if kind == "digest" else kind,
+                             [m.pk for m in group])
         try:
             _send_email([mail])
         except Temporary as exc:

@@ -273,7 +273,10 @@ def test_your_turn_email_its_link_and_one_click_unsubscribe(clients, smtp, api):
     (mail,) = smtp.inbox.to("bob@example.test")
     assert mail["Subject"] == f"Your turn in game {gid} (Standard UNO)"
     text = body_of(mail)
-    assert f"http://uno.test/#/game/{gid}" in text and "1 day" not in text or "left" in text
+    assert f"http://uno.test/#/game/{gid}" in text and "left" in text
+    # the row it carries makes its Message-ID: a copy sent again is the same message
+    row = Message.objects.get(player=waiting, kind="your_turn")
+    assert mail["Message-ID"] == f"<uno.{waiting.pk}.{row.pk}@uno.test>"
     unsubscribe = re.search(r"<(http://uno\.test/api/v1/unsubscribe/[^>]+)>", mail["List-Unsubscribe"]).group(1)
     assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert unsubscribe in text  # also in the body
