@@ -465,7 +465,8 @@ UNO_RATING_PROVISIONAL_GAMES = env_int("UNO_RATING_PROVISIONAL_GAMES", 10)
 # --- Issue 29: reaching players who are away (reach/: outbox, email, delivery) ----------
 # docs/players/notifications.md says what is sent when; docs/operators/configuration.md.
 # The server's address as players reach it: the links in emails and push messages.
-UNO_PUBLIC_URL = env_str("UNO_PUBLIC_URL", "http://localhost:8000")
+# (by default the address `make run` serves on: PORT, 8000 unless set)
+UNO_PUBLIC_URL = env_str("UNO_PUBLIC_URL", f"http://localhost:{env_str('PORT', '8000')}")
 # The browser client's notification settings (a path of UNO_PUBLIC_URL, in every email).
 UNO_REACH_SETTINGS_PATH = env_str("UNO_REACH_SETTINGS_PATH", "/#/settings")
 # "Your turn" and reminders: only for turns at least this long (seconds), or without a limit.

@@ -123,3 +123,24 @@ def test_the_wheel_carries_every_app_the_server_runs(tmp_path):
             assert f"{package}/migrations/__init__.py" in names, f"{package}'s migrations are missing"
     for static in sorted((root / "games" / "static" / "uno").iterdir()):
         assert f"games/static/uno/{static.name}" in names, f"{static.name} is missing from the wheel"
+
+
+def test_the_public_url_follows_the_port_make_run_serves_on():
+    """Links in emails and push messages lead to the server: `PORT=8123 make run` serves on
+    8123, so its links say so unless UNO_PUBLIC_URL says otherwise."""
+    import os
+    import subprocess
+    import sys
+
+    code = "import django; django.setup(); from django.conf import settings; print(settings.UNO_PUBLIC_URL)"
+    env = {k: v for k, v in os.environ.items() if k not in ("PORT", "UNO_PUBLIC_URL")}
+    env["DJANGO_SETTINGS_MODULE"] = "config.settings"
+
+    def public_url(**extra):
+        out = subprocess.run([sys.executable, "-c", code], env={**env, **extra}, capture_output=True, text=True,
+                             check=True, timeout=120)
+        return out.stdout.strip()
+
+    assert public_url() == "http://localhost:8000"
+    assert public_url(PORT="8123") == "http://localhost:8123"
+    assert public_url(PORT="8123", UNO_PUBLIC_URL="https://uno.example.org") == "https://uno.example.org"
