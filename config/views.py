@@ -104,17 +104,22 @@ class LivenessView(HealthView):
 CLIENT_PAGE = "uno/index.html"
 
 
-@require_safe
-def client_page(request: HttpRequest) -> HttpResponse:
-    """``GET /``: the browser client (README "The browser client")."""
-    path = finders.find(CLIENT_PAGE)
+def _client_file(name: str, content_type: str) -> HttpResponse:
+    """A file of the browser client (a static file served at a route of its own),
+    revalidated at every use (``no-cache``): a new release reaches browsers at once."""
+    path = finders.find(name)
     if path is None:
         raise Http404("the browser client is not installed")
     with open(path, "rb") as f:
-        page = f.read()
-    response = HttpResponse(page, content_type="text/html; charset=utf-8")
+        response = HttpResponse(f.read(), content_type=content_type)
     response["Cache-Control"] = "no-cache"
     return response
+
+
+@require_safe
+def client_page(request: HttpRequest) -> HttpResponse:
+    """``GET /``: the browser client (README "The browser client")."""
+    return _client_file(CLIENT_PAGE, "text/html; charset=utf-8")
 
 
 #: The client's service worker (issue 29: it shows push notifications), served at the
@@ -125,13 +130,8 @@ SERVICE_WORKER = "uno/sw.js"
 
 @require_safe
 def service_worker(request: HttpRequest) -> HttpResponse:
-    """``GET /sw.js``: the browser client's service worker (games/static/uno/sw.js)."""
-    path = finders.find(SERVICE_WORKER)
-    if path is None:
-        raise Http404("the browser client is not installed")
-    with open(path, "rb") as f:
-        script = f.read()
-    response = HttpResponse(script, content_type="text/javascript; charset=utf-8")
-    response["Cache-Control"] = "no-cache"  # browsers check for a new worker at each visit
+    """``GET /sw.js``: the browser client's service worker (games/static/uno/sw.js);
+    ``no-cache``: browsers check for a new worker at each visit."""
+    response = _client_file(SERVICE_WORKER, "text/javascript; charset=utf-8")
     response["Service-Worker-Allowed"] = "/"
     return response

@@ -38,6 +38,8 @@ import threading
 import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler
+
+import pytest
 from pathlib import Path
 
 import http_ece
@@ -370,3 +372,17 @@ class ApnsService:
     def close(self) -> None:
         self.loop.call_soon_threadsafe(self.stopped.set)
         self.thread.join(10)
+
+
+# Fixtures of the push tests (imported by them): the stand-ins' certificate authority and a
+# VAPID key pair made by the product's own generator, each once a module.
+@pytest.fixture(scope="module")
+def ca(tmp_path_factory):
+    return PushCA(tmp_path_factory.mktemp("push-ca"))
+
+
+@pytest.fixture(scope="module")
+def keys():
+    from reach import push
+
+    return push.generate_vapid_keys()

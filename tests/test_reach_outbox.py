@@ -22,7 +22,7 @@ from players.models import Player
 from reach import delivery, push
 from reach.models import Message, Preferences, PushSubscription, Status
 from tests.celery_helpers import celery_worker, queued_tasks, redis_broker, requires_redis, wait_for  # noqa: F401
-from tests.push_endpoint import ApnsService, FcmService, PushCA, WebPushService
+from tests.push_endpoint import ApnsService, FcmService, WebPushService, ca, keys  # noqa: F401 (fixtures)
 from tests.smtp_support import SmtpServer, body_of, free_port, smtp, use_smtp  # noqa: F401 (fixture)
 from tests.test_reach import correspondence_game, play_one, player_at, reachable_by_email, start
 
@@ -44,16 +44,6 @@ def _reach_settings(settings):
     settings.UNO_PUBLIC_URL = "http://uno.test"
     settings.UNO_REACH_YOUR_TURN_DELAY_SECONDS = 0
     settings.UNO_REACH_RETRY_SECONDS = 3600
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory):
-    return PushCA(tmp_path_factory.mktemp("push-ca"))
-
-
-@pytest.fixture(scope="module")
-def keys():
-    return push.generate_vapid_keys()
 
 
 def webpush_settings(keys, ca) -> dict:

@@ -22,26 +22,17 @@ from reach import push
 from tests.push_endpoint import (
     ApnsService,
     FcmService,
-    PushCA,
     VerificationError,
     WebPushService,
     b64url_decode,
+    ca,  # noqa: F401 (fixture)
+    keys,  # noqa: F401 (fixture)
     verify_vapid,
 )
 
 MESSAGE = {"title": "Your turn", "body": "Game 12: it is your turn (2 days left).", "url": "https://uno.example/#/game/12",
            "kind": "your_turn", "tag": "game-12"}
 SUBJECT = "mailto:ops@example.org"
-
-
-@pytest.fixture(scope="module")
-def ca(tmp_path_factory):
-    return PushCA(tmp_path_factory.mktemp("push-ca"))
-
-
-@pytest.fixture(scope="module")
-def keys():
-    return push.generate_vapid_keys()
 
 
 @pytest.fixture
