@@ -139,7 +139,8 @@ def after_move(game: Game, seats: Sequence[Seat], move: Any) -> None:
 def after_clocks_moved(game: Game, seats: Sequence[Seat]) -> None:
     """The reminders of each reachable player's decisions whose deadline an away period
     moved: when a quarter of the turn is left and an hour before the new deadline, as a
-    fresh clock's would be (``turn_seconds`` before that deadline), those still ahead.
+    fresh clock's would be (``turn_seconds`` before that deadline), those still ahead; one
+    that would fall while the clock stands still (the player away) comes at their return.
     No "your turn": the decision is the same one, already told of."""
     if game.status != GameStatus.ACTIVE or not correspondence(game) or not game.turn_seconds:
         return
@@ -153,8 +154,10 @@ def after_clocks_moved(game: Game, seats: Sequence[Seat]) -> None:
         ident = f"{game.pk}:{o.seat}:{o.decision}:{o.since}"
         about = {"decision": o.decision, "since": o.since, "at": o.at.isoformat(), "deadline": o.deadline.isoformat()}
         start = o.deadline - timedelta(seconds=game.turn_seconds)
+        back = o.paused_until or now  # none while the clock stands still: at the player's return at the soonest
         for which, at in reminder_times(start, o.deadline):
-            if at > now:
+            at = max(at, back)
+            if now < at < o.deadline:
                 rows.append(Message(player_id=seat.player_id, kind="reminder", game_id=game.pk, due_at=at,
                                     key=f"reminder:{ident}:{int(o.deadline.timestamp())}:{which}",
                                     data={**_facts(game, seats, seat), **about}))

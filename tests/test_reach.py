@@ -486,3 +486,31 @@ def test_an_away_period_moves_the_reminders_with_the_deadline(clients, smtp):
     # (the two new reminders, due at once here, go as one digest)
     assert any("Reminder: " in str(m["Subject"]) + body_of(m) and f"game {gid}" in body_of(m)
                for m in smtp.inbox.messages)
+
+
+def test_a_reminder_that_would_fall_while_away_comes_at_the_return(clients):
+    """A player with little time left goes away: the "quarter of the turn left" point of the
+    moved deadline falls inside the away period, when their clock stands still; it is
+    written for their return instead, never while they are away."""
+    from games import away
+
+    gid, by_id = correspondence_game(clients, turn_seconds=DAY)
+    for c in by_id.values():
+        reachable_by_email(c.player)
+    start(gid, next(iter(by_id.values())))
+    mover = player_at(gid, Game.objects.get(pk=gid).current_seat)
+    now = timezone.now()
+    # two hours left of the day's turn (the deadline set as an operator or a test would)
+    game = Game.objects.get(pk=gid)
+    game.obligations = [{**o, "deadline": (now + timedelta(hours=2)).isoformat()} for o in game.obligations]
+    game.deadline = now + timedelta(hours=2)
+    game.save(update_fields=["obligations", "deadline"])
+    old = set(Message.objects.values_list("pk", flat=True))
+    until = now + timedelta(days=2)
+    away.set_away(player=mover, until=until, now=now)
+    new = Message.objects.filter(player=mover, kind="reminder").exclude(pk__in=old)
+    deadline = Game.objects.get(pk=gid).deadline
+    assert deadline >= until + timedelta(hours=2) - timedelta(seconds=5)
+    times = sorted(new.values_list("due_at", flat=True))
+    assert times and all(until <= at < deadline for at in times), (times, until, deadline)
+
