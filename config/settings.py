@@ -298,8 +298,14 @@ else:
 
 # Seconds a bot "thinks" before acting (0 in tests).
 UNO_BOT_THINK_SECONDS = float(env_str("UNO_BOT_THINK_SECONDS", "1"))
-# A bot that has not acted this long after its think time is revived by the sweeper.
+# A robot's decision under the turn's deadline: its deadline, this long after its think
+# time (what players see; the health check's bot backlog counts from it).
 UNO_BOT_STALL_SECONDS = float(env_str("UNO_BOT_STALL_SECONDS", "10"))
+# A bot step not run this long after it was due (its task lost with the broker's queue: a
+# flushed Redis, a purged queue) is queued again by the deadline sweeper (Game.bot_due),
+# then at most every 10 s while the robot still owes the decision.  A step held back by its
+# owner's share of the workers is not lost, and waits for its slot.
+UNO_BOT_REVIVE_SECONDS = float(env_str("UNO_BOT_REVIVE_SECONDS", "1.5"))
 # The "hard" bot's search budget per decision (milliseconds).
 UNO_HARD_BUDGET_MS = float(env_str("UNO_HARD_BUDGET_MS", "60"))
 # Who plays a human seat on autopilot.
@@ -318,6 +324,12 @@ UNO_AWAY_DAYS_PER_MONTH = env_int("UNO_AWAY_DAYS_PER_MONTH", 14)
 # while full batches come back, for at most this long.  A deadline is enforced about
 # this late at most (plus the time its batch takes).
 UNO_SWEEP_SECONDS = float(env_str("UNO_SWEEP_SECONDS", "0.5"))
+# Between beat's sweeps, a sweep that sees the next deadline (or lost bot step) fall due
+# before the next one queues a sweep of its own for that moment (a countdown on the
+# `deadlines` queue, one per this many seconds at most, across every worker and beat):
+# deadlines are then enforced about this late at most, however long the beat period.
+# 0: beat's sweeps only.
+UNO_TIMER_RESOLUTION_SECONDS = float(env_str("UNO_TIMER_RESOLUTION_SECONDS", "0.1"))
 # Deadlines at most this far away also get a countdown task of their own (a fast path
 # beside the sweeper; 0: none).  Off by default: a task per move costs more than the
 # sweeper's batches, and is no sooner than a half-second sweep (README, "Timers").

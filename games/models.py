@@ -44,6 +44,12 @@ class Game(models.Model):
     obligations = models.JSONField(null=True, blank=True)
     #: the earliest deadline of the obligations: when the server next acts by itself
     deadline = models.DateTimeField(null=True, blank=True)
+    #: when the bot step queued by the last move is due (its think time after the move),
+    #: while a robot owes a decision under the turn's deadline; null otherwise.  The
+    #: deadline sweeper queues the step again if the robot has not acted
+    #: ``UNO_BOT_REVIVE_SECONDS`` after it (its task was lost with the broker's queue),
+    #: long before the robot's own deadline revives it (games.robots.revive_lost_steps)
+    bot_due = models.DateTimeField(null=True, blank=True)
     winner_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -55,6 +61,8 @@ class Game(models.Model):
         indexes = [
             # the deadline sweeper: overdue deadlines of running games
             models.Index(fields=["deadline"], name="game_deadline_active", condition=models.Q(status="active")),
+            # the sweeper's look for lost bot steps: running games whose bot step is due
+            models.Index(fields=["bot_due"], name="game_bot_due_active", condition=models.Q(status="active")),
             # rated games that finished lately (standing.tasks.rate_missed: any not rated yet)
             models.Index(fields=["finished_at"], name="game_rated_finished",
                          condition=models.Q(status="finished", rated=True)),

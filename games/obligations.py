@@ -290,7 +290,17 @@ def record(game: Game, state: engine.State, seats: Sequence[Seat], now: datetime
     owed = compute(game, state, seats, now, acted=acted, previous=previous)
     game.obligations = [o.to_json() for o in owed]
     game.deadline = earliest(owed)
+    game.bot_due = bot_due(owed, now)
     game.current_seat = state.actor()
+
+
+def bot_due(owed: Iterable[Obligation], now: datetime) -> datetime | None:
+    """When the bot step that a move made at ``now`` queues is due (``Game.bot_due``): the
+    bots' think time after it, if a robot owes a decision under the turn's deadline
+    (``REVIVE``); None otherwise (a robot's window has its own deadline)."""
+    if any(o.enforce == REVIVE for o in owed):
+        return now + timedelta(seconds=settings.UNO_BOT_THINK_SECONDS)
+    return None
 
 
 # --------------------------------------------------------------------------------------

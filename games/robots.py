@@ -17,16 +17,18 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from config.problems import ApiError
 from config.resilience import TRANSIENT_ERRORS
 from games import botqueue, bots, engine, obligations, scheduling, selectors, signals
-from games.models import Game, GameStatus, MoveBy, Seat
+from games.models import DeferredBotStep, Game, GameStatus, MoveBy, Seat
 from games.obligations import REVIVE, TIMEOUT, Obligation, is_robot
 from games.services import RecordedMove, apply_and_record, prepare_action, update_rows, write_moves
 
@@ -433,8 +435,7 @@ def enforce_batch(limit: int, *, game_id: int | None = None, version: int | None
 #: dropped unrun by the worker after as long (Celery's ``expires``), so that a stack
 #: falling behind never piles up copies of it in the queue ahead of the fresh moves
 REQUEUE_SECONDS = 10.0
-#: the queue of the timer's tasks (config/settings.py CELERY_TASK_ROUTES)
-DEADLINES_QUEUE = "deadlines"
+DEADLINES_QUEUE = scheduling.DEADLINES_QUEUE
 
 
 def _revive(robots: list[tuple[int, int]], until: float | None = None) -> int:
@@ -495,6 +496,77 @@ def seconds_to_deadline(game_id: int, version: int) -> float | None:
     return left if left > 0 else None
 
 
+def _as_datetime(value) -> datetime | None:
+    """A datetime read by raw SQL (SQLite's is text, in UTC)."""
+    if value is None or isinstance(value, datetime):
+        return value
+    parsed = datetime.fromisoformat(str(value))
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=dt_timezone.utc)
+
+
+def next_times(after: datetime | None = None) -> tuple[datetime | None, datetime | None]:
+    """The earliest deadline of the running games, and the earliest ``bot_due`` of those
+    whose bot step is not held back by its owner's share (``games.botqueue``: not lost,
+    it waits for a slot), in one statement of two index probes; with ``after``, only
+    those later than ``after`` (a deadline), or whose step is due later than ``after``
+    minus ``UNO_BOT_REVIVE_SECONDS`` (a bot step)."""
+    game, held = Game._meta.db_table, DeferredBotStep._meta.db_table
+    q = connection.ops.quote_name
+    ops = connection.ops
+    after_deadline = after_due = ""
+    params: list = [GameStatus.ACTIVE]
+    if after is not None:
+        after_deadline = " AND g.deadline > %s"
+        params.append(ops.adapt_datetimefield_value(after))
+    params.append(GameStatus.ACTIVE)
+    if after is not None:
+        after_due = " AND g.bot_due > %s"
+        params.append(ops.adapt_datetimefield_value(after - timedelta(seconds=settings.UNO_BOT_REVIVE_SECONDS)))
+    sql = (f"SELECT (SELECT g.deadline FROM {q(game)} g WHERE g.status = %s AND g.deadline IS NOT NULL"
+           f"{after_deadline} ORDER BY g.deadline LIMIT 1), "
+           f"(SELECT g.bot_due FROM {q(game)} g WHERE g.status = %s AND g.bot_due IS NOT NULL{after_due}"
+           f" AND NOT EXISTS (SELECT 1 FROM {q(held)} d WHERE d.game_id = g.id AND d.version = g.version)"
+           f" ORDER BY g.bot_due LIMIT 1)")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        deadline, due = cursor.fetchone()
+    return _as_datetime(deadline), _as_datetime(due)
+
+
+def _wake(deadline: datetime | None, due: datetime | None) -> datetime | None:
+    """When the sweeper has something to do next: the deadline, or the bot step's due
+    time plus ``UNO_BOT_REVIVE_SECONDS``, whichever is first."""
+    times = [t for t in (deadline, None if due is None else due + timedelta(seconds=settings.UNO_BOT_REVIVE_SECONDS))
+             if t is not None]
+    return min(times, default=None)
+
+
+def revive_lost_steps(now: datetime, limit: int = 500) -> int:
+    """Queue again the bot steps that were due ``UNO_BOT_REVIVE_SECONDS`` ago or more and
+    have not run (``Game.bot_due``: the robot still owes the decision the step was for;
+    its task was lost with the broker's queue, or is that late), due first, up to
+    ``limit``; a step held back by its owner's share is not lost and is left to its slot.
+    Each goes on the timer's queue (``_queue_revivals``: a worker's pool takes it at
+    once, in a slot of its owner's share, or holds it back), and its game's ``bot_due``
+    moves ``REQUEUE_SECONDS`` on (only if the game is still at that version), so that it
+    is queued again then if it is lost too.  Twice is harmless: every step re-checks the
+    game's version.  How many were queued."""
+    cut = now - timedelta(seconds=settings.UNO_BOT_REVIVE_SECONDS)
+    held = DeferredBotStep.objects.filter(game_id=OuterRef("pk"), version=OuterRef("version"))
+    lost = list(Game.objects.filter(status=GameStatus.ACTIVE, bot_due__lte=cut).filter(~Exists(held))
+                .order_by("bot_due").values_list("pk", "version")[:limit])
+    if not lost:
+        return 0
+    log.info("bot steps: %s not run %.1f s after they were due (lost?): queued again", len(lost),
+             settings.UNO_BOT_REVIVE_SECONDS)
+    _queue_revivals(lost)
+    at_version = Q()
+    for game_id, version in lost:
+        at_version |= Q(pk=game_id, version=version)
+    Game.objects.filter(at_version).update(bot_due=now + timedelta(seconds=REQUEUE_SECONDS))
+    return len(lost)
+
+
 def sweep_deadlines(budget: float | None = None) -> int:
     """Enforce overdue deadlines, a batch (:func:`enforce_batch`) per transaction, as
     long as full batches come back (deadlines keep passing meanwhile) and for at most
@@ -503,8 +575,16 @@ def sweep_deadlines(budget: float | None = None) -> int:
     owed by robots whose tasks were lost are left out of the following batches and
     taken after them, so that a crowd of them (a flushed broker) never holds up the
     humans' timeouts; those the budget leaves are queued as bot steps for every
-    worker (:func:`_revive`).  Returns how many deadlines were acted on here."""
-    if not Game.objects.filter(status=GameStatus.ACTIVE, deadline__lte=timezone.now()).exists():
+    worker (:func:`_revive`).  Then the bot steps lost before their robots' deadlines
+    are queued again (:func:`revive_lost_steps`), and, if the next deadline (or lost
+    step) falls due before beat's next sweep, a sweep is queued for that moment
+    (``scheduling.queue_sweep``; at once if the budget ran out with games still
+    overdue).  When nothing is due, one statement.  Returns how many deadlines were
+    acted on here."""
+    now = timezone.now()
+    deadline, due = next_times()
+    if (deadline is None or deadline > now) and (due is None or _wake(None, due) > now):
+        scheduling.queue_sweep(_wake(deadline, due))
         return 0  # (on SQLite: no write lock taken when there is nothing to do)
     limit = batch_size()
     ends = time.monotonic() + (settings.UNO_SWEEP_SECONDS if budget is None else budget)
@@ -513,5 +593,14 @@ def sweep_deadlines(budget: float | None = None) -> int:
         batch = enforce_batch(limit, exclude=[game_id for game_id, _ in robots])
         done += len(batch.timed_out)
         robots += batch.robots
-        if batch.taken < limit or not (batch.timed_out or batch.robots) or time.monotonic() >= ends:
-            return done + _revive(robots, until=ends)
+        behind = time.monotonic() >= ends
+        if batch.taken < limit or not (batch.timed_out or batch.robots) or behind:
+            done += _revive(robots, until=ends)
+            break
+    now = timezone.now()
+    revive_lost_steps(now)
+    # the next sweep: at once if the budget ran out with games overdue, else when the
+    # next deadline (or lost bot step) still ahead falls due (an overdue game that this
+    # sweep could not move, locked by a request or broken, waits for beat's next sweep)
+    scheduling.queue_sweep(now if behind and batch.taken == limit else _wake(*next_times(after=now)))
+    return done

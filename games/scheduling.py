@@ -19,11 +19,14 @@ task re-checks the game's version and is harmless when run twice or late.
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 
 from games import botqueue, obligations
@@ -180,3 +183,40 @@ def queue_bot_step(game_id: int, version: int, delay: float, expires: float | No
     delay = max(0.0, delay)
     args = (game_id, version) if lease is None else (game_id, version, lease)
     return _enqueue("games.tasks.bot_step", args, delay, None if expires is None else delay + expires, queue)
+
+
+#: the queue of the timer's tasks (config/settings.py CELERY_TASK_ROUTES)
+DEADLINES_QUEUE = "deadlines"
+
+
+def queue_sweep(at: datetime | None) -> bool:
+    """Queue a sweep of the deadlines for ``at`` (the next deadline, or lost bot step,
+    a sweep saw ahead; in the past: at once) if that is before beat's next sweep could
+    take it (``UNO_SWEEP_SECONDS``).  Times are rounded up to the next multiple of
+    ``UNO_TIMER_RESOLUTION_SECONDS`` (0: never queued), and one sweep is queued per such
+    slot across every worker and beat (a key in the cache), so that the deadlines falling
+    within one slot are taken in one sweep and sweeps never multiply.  The sweep is on
+    the timer's queue, dropped unrun if no worker has started it a beat period after its
+    time (beat's own sweeps go on meanwhile).  True if queued."""
+    step = settings.UNO_TIMER_RESOLUTION_SECONDS
+    if at is None or step <= 0:
+        return False
+    now = time.time()
+    target = max(at.timestamp(), now)
+    if target - now > settings.UNO_SWEEP_SECONDS:
+        return False  # beat's next sweep sees it first
+    slot = math.ceil(target / step)
+    countdown = max(0.0, slot * step - now)
+    try:
+        fresh = cache.add(f"sweep-at:{slot}", 1, timeout=int(countdown) + 2)
+    except Exception:  # the cache is down (Redis restarting): beat's sweeps go on
+        return False
+    if not fresh:
+        return False
+    try:
+        current_app.send_task("games.tasks.sweep_deadlines", (), {"woken": True}, countdown=countdown,
+                              expires=countdown + max(settings.UNO_SWEEP_SECONDS, 2.0), queue=DEADLINES_QUEUE)
+        return True
+    except Exception:
+        log.warning("could not queue a sweep for %s: left to beat's next", at, exc_info=True)
+        return False

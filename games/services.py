@@ -235,7 +235,7 @@ def _leave_running(game: Game, seat: Seat) -> Game:
     seat.save(update_fields=["autopilot", "left"])
     obligations.record(game, engine.State.from_dict(game.state), seats, timezone.now(), acted=None,
                        previous=previous)
-    game.save(update_fields=["updated_at", "obligations", "deadline", "current_seat"])
+    game.save(update_fields=["updated_at", "obligations", "deadline", "bot_due", "current_seat"])
     signals.on_commit(game)
     return game
 
@@ -388,7 +388,7 @@ def prepare_action(
 #: first two before its move); the others are left out of the UPDATE
 _RECORDED_FIELDS = (
     "status", "started_at", "version", "state", "round", "current_seat", "winner_seat", "finished_at",
-    "obligations", "deadline", "updated_at",
+    "obligations", "deadline", "bot_due", "updated_at",
 )
 
 

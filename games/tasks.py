@@ -72,19 +72,24 @@ def expire_deadline(self, game_id: int, version: int) -> bool:
 
 
 @shared_task(ignore_result=True)
-def sweep_deadlines() -> int | None:
+def sweep_deadlines(woken: bool = False) -> int | None:
     """Beat, every ``UNO_SWEEP_SECONDS``: enforce the overdue deadlines found in the
-    database, batch after batch, hand the free slots of the owners' shares to the bot
-    steps held back that are due (round robin across owners), then record that the
-    sweep ran to its end (the health check reads it).  Not retried: the next sweep comes within a period (and
-    beat's messages expire, so sweeps never pile up behind a busy pool)."""
+    database, batch after batch, queue again the bot steps that were lost, hand the free
+    slots of the owners' shares to the bot steps held back that are due (round robin
+    across owners), then record that the sweep ran to its end (the health check reads
+    it).  ``woken``: a sweep that a sweep queued for the next deadline between beat's
+    (``scheduling.queue_sweep``): the deadlines only.  Not retried: the next sweep comes
+    within a period (and the messages expire, so sweeps never pile up behind a busy
+    pool)."""
     try:
         done = robots.sweep_deadlines()
-        robots.dispatch_deferred()  # bot steps held back by their owner's share
+        if not woken:
+            robots.dispatch_deferred()  # bot steps held back by their owner's share
     except TRANSIENT_ERRORS as exc:  # a database restarting: the next sweep takes over
         log.warning("deadline sweep interrupted: %s", exc)
         return None
-    heartbeats.beat(heartbeats.SWEEPER)
+    if not woken:
+        heartbeats.beat(heartbeats.SWEEPER)
     return done
 
 
