@@ -497,10 +497,10 @@ def seconds_to_deadline(game_id: int, version: int) -> float | None:
 
 
 def _as_datetime(value) -> datetime | None:
-    """A datetime read by raw SQL (SQLite's is text, in UTC)."""
-    if value is None or isinstance(value, datetime):
-        return value
-    parsed = datetime.fromisoformat(str(value))
+    """A datetime read by raw SQL (SQLite's is naive, or text, in UTC)."""
+    if value is None:
+        return None
+    parsed = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
     return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=dt_timezone.utc)
 
 
@@ -581,13 +581,57 @@ def sweep_deadlines(budget: float | None = None) -> int:
     (``scheduling.queue_sweep``; at once if the budget ran out with games still
     overdue).  When nothing is due, one statement.  Returns how many deadlines were
     acted on here."""
-    now = timezone.now()
+    started = timezone.now()
     deadline, due = next_times()
-    if (deadline is None or deadline > now) and (due is None or _wake(None, due) > now):
+    if (deadline is None or deadline > started) and (due is None or _wake(None, due) > started):
         scheduling.queue_sweep(_wake(deadline, due))
         return 0  # (on SQLite: no write lock taken when there is nothing to do)
+    budget = settings.UNO_SWEEP_SECONDS if budget is None else budget
+    lease = _lease(budget)
+    if lease is None:
+        return 0  # another sweep is at work: it queues the next one as it ends
+    try:
+        return _sweep(started, due, budget)
+    finally:
+        _release(lease)
+
+
+#: the cache key of the sweeping lease (:func:`_lease`)
+SWEEP_LEASE = "sweeper:lease"
+
+
+def _lease(budget: float) -> str | bool | None:
+    """One sweep at work at a time across every worker (on PostgreSQL; on SQLite the
+    database's one write lock serializes them already): a lease in the cache for the
+    sweep's budget and a little more (a sweep killed midway frees it by then).  Two
+    sweeps at once would be correct (``SKIP LOCKED``: disjoint batches) but each
+    slower, sharing the CPU and the overhead, so the other gives way.  The lease's
+    token; True: no lease needed, or the cache cannot be reached (sweep anyway); None:
+    another sweep holds it."""
+    if connection.vendor == "sqlite":
+        return True
+    token = f"{time.monotonic()}:{_rng.random()}"
+    try:
+        return token if cache.add(SWEEP_LEASE, token, timeout=int(budget) + 5) else None
+    except Exception:
+        return True
+
+
+def _release(lease: str | bool) -> None:
+    if lease is True:
+        return
+    try:
+        if cache.get(SWEEP_LEASE) == lease:
+            cache.delete(SWEEP_LEASE)
+    except Exception:  # it expires by itself
+        pass
+
+
+def _sweep(started: datetime, due: datetime | None, budget: float) -> int:
+    """:func:`sweep_deadlines`' work once something is due (``due``: the earliest bot step
+    not held back, as read at ``started``)."""
     limit = batch_size()
-    ends = time.monotonic() + (settings.UNO_SWEEP_SECONDS if budget is None else budget)
+    ends = time.monotonic() + budget
     done, robots = 0, []
     while True:
         batch = enforce_batch(limit, exclude=[game_id for game_id, _ in robots])
@@ -598,9 +642,11 @@ def sweep_deadlines(budget: float | None = None) -> int:
             done += _revive(robots, until=ends)
             break
     now = timezone.now()
-    revive_lost_steps(now)
+    if due is not None and _wake(None, due) <= now:  # (a bot step seen lost as the sweep began)
+        revive_lost_steps(now)
     # the next sweep: at once if the budget ran out with games overdue, else when the
-    # next deadline (or lost bot step) still ahead falls due (an overdue game that this
-    # sweep could not move, locked by a request or broken, waits for beat's next sweep)
-    scheduling.queue_sweep(now if behind and batch.taken == limit else _wake(*next_times(after=now)))
+    # first deadline (or lost bot step) after this sweep began falls due, at once if it
+    # has (an overdue game that this sweep could not move, locked by a request or
+    # broken, waits for beat's next sweep)
+    scheduling.queue_sweep(now if behind and batch.taken == limit else _wake(*next_times(after=started)))
     return done

@@ -136,6 +136,25 @@ def test_a_lone_game_is_timed_out_between_beats_sweeps_never_early(make_player, 
 
 
 @ON_POSTGRES
+@pytest.mark.django_db
+def test_a_sweep_gives_way_to_one_at_work_and_takes_over_once_it_ends(make_player, settings):
+    """One sweep at work at a time (a lease in the cache): a sweep that finds another
+    at work does nothing (that one queues the next as it ends); once the lease is
+    released (or has expired: a sweep killed midway), the next sweep works."""
+    from django.core.cache import cache
+
+    settings.UNO_TIMER_RESOLUTION_SECONDS = 0
+    ids = started_duels(make_player, 3)
+    Game.objects.filter(pk__in=ids).update(deadline=timezone.now() - timedelta(seconds=1))
+    cache.set(robots.SWEEP_LEASE, "another sweep", timeout=30)
+    assert robots.sweep_deadlines() == 0
+    assert set(Game.objects.filter(pk__in=ids).values_list("version", flat=True)) == {1}
+    cache.delete(robots.SWEEP_LEASE)
+    assert robots.sweep_deadlines() == 3
+    assert cache.get(robots.SWEEP_LEASE) is None  # released as it ended
+
+
+@ON_POSTGRES
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_and_two_beats_at_once_apply_each_deadline_once(make_player, tmp_path):
     """Two workers (each two pool processes) and two beats (two replicas, each sending
