@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/timers.py                      # 1000 games, 2 s turns, 60 s measured
     .venv/bin/python bench/timers.py --games 200 --seconds 20
+    .venv/bin/python bench/timers.py --games 10000 --turn-seconds 20 --sample-interval 1 --idle-seconds 0
 
 On the private stack of bench/_stack.py (its own PostgreSQL cluster and
 redis-server, never the machine's shared ones): Celery worker(s) and beat, kept
@@ -11,8 +12,11 @@ environment) creates ``--games`` real two-player ``standard`` games through the
 product's services (``create_game``, ``join_game``, ``start_game``): two human
 players, ``turn_seconds`` ``--turn-seconds``, who never act.  The worker and
 beat then play every turn by the timer: beat's batched sweep every
-``UNO_SWEEP_SECONDS`` (``--sweep``), plus a countdown task per turn with
-``--fast-path`` (off by default, as in the product).
+``UNO_SWEEP_SECONDS`` (``--sweep``) and the sweeps that sweeps queue for the
+next deadline (``UNO_TIMER_RESOLUTION_SECONDS``, ``--resolution``), plus a
+countdown task per turn with ``--fast-path`` (off by default, as in the product).
+Before the games (``--idle-seconds``): the stack's cost at rest, with no game and
+with one.
 
 After ``--warmup`` seconds, for ``--seconds`` seconds, the script samples every
 running game's ``(version, deadline)`` from the database (every 0.2 s) and, at

@@ -591,9 +591,11 @@ def sweep_deadlines(budget: float | None = None) -> int:
     if lease is None:
         return 0  # another sweep is at work: it queues the next one as it ends
     try:
-        return _sweep(started, due, budget)
+        done, wake = _sweep(started, due, budget)
     finally:
         _release(lease)
+    scheduling.queue_sweep(wake)  # (once the lease is free: that sweep may start at once)
+    return done
 
 
 #: the cache key of the sweeping lease (:func:`_lease`)
@@ -627,9 +629,10 @@ def _release(lease: str | bool) -> None:
         pass
 
 
-def _sweep(started: datetime, due: datetime | None, budget: float) -> int:
+def _sweep(started: datetime, due: datetime | None, budget: float) -> tuple[int, datetime | None]:
     """:func:`sweep_deadlines`' work once something is due (``due``: the earliest bot step
-    not held back, as read at ``started``)."""
+    not held back, as read at ``started``): how many deadlines it acted on, and when the
+    next sweep is wanted."""
     limit = batch_size()
     ends = time.monotonic() + budget
     done, robots = 0, []
@@ -648,5 +651,4 @@ def _sweep(started: datetime, due: datetime | None, budget: float) -> int:
     # first deadline (or lost bot step) after this sweep began falls due, at once if it
     # has (an overdue game that this sweep could not move, locked by a request or
     # broken, waits for beat's next sweep)
-    scheduling.queue_sweep(now if behind and batch.taken == limit else _wake(*next_times(after=started)))
-    return done
+    return done, now if behind and batch.taken == limit else _wake(*next_times(after=started))

@@ -23,6 +23,7 @@ import math
 import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 from celery import current_app
 from django.conf import settings
@@ -206,16 +207,19 @@ def queue_sweep(at: datetime | None) -> bool:
     if target - now > settings.UNO_SWEEP_SECONDS:
         return False  # beat's next sweep sees it first
     slot = math.ceil(target / step)
-    countdown = max(0.0, slot * step - now)
+    # (an absolute time, not a countdown: the cache and the broker's round trips before
+    # the message is stamped must not delay it)
+    eta = datetime.fromtimestamp(slot * step, tz=dt_timezone.utc)
     try:
-        fresh = cache.add(f"sweep-at:{slot}", 1, timeout=int(countdown) + 2)
+        fresh = cache.add(f"sweep-at:{slot}", 1, timeout=int(slot * step - now) + 2)
     except Exception:  # the cache is down (Redis restarting): beat's sweeps go on
         return False
     if not fresh:
         return False
     try:
-        current_app.send_task("games.tasks.sweep_deadlines", (), {"woken": True}, countdown=countdown,
-                              expires=countdown + max(settings.UNO_SWEEP_SECONDS, 2.0), queue=DEADLINES_QUEUE)
+        current_app.send_task("games.tasks.sweep_deadlines", (), {"woken": True}, eta=eta,
+                              expires=eta + timedelta(seconds=max(settings.UNO_SWEEP_SECONDS, 2.0)),
+                              queue=DEADLINES_QUEUE)
         return True
     except Exception:
         log.warning("could not queue a sweep for %s: left to beat's next", at, exc_info=True)
