@@ -219,6 +219,8 @@ def main() -> None:
                     "alone enforces the deadlines)")
     ap.add_argument("--sample-interval", type=float, default=0.2,
                     help="seconds between two reads of every running game's deadline, default 0.2")
+    ap.add_argument("--batch", type=int, default=None, metavar="N",
+                    help="UNO_SWEEP_BATCH_SIZE: overdue games per transaction (default: the product's, 200 on PostgreSQL)")
     ap.add_argument("--resolution", type=float, default=None, metavar="SECONDS",
                     help="UNO_TIMER_RESOLUTION_SECONDS (default: the product's; 0: beat's sweeps only)")
     ap.add_argument("--max-timeouts", type=int, default=100000,
@@ -246,6 +248,8 @@ def main() -> None:
            "UNO_MAX_WAITING_GAMES": "0"}
     if args.sweep is not None:
         env["UNO_SWEEP_SECONDS"] = str(args.sweep)
+    if args.batch is not None:
+        env["UNO_SWEEP_BATCH_SIZE"] = str(args.batch)
     if args.resolution is not None:
         env["UNO_TIMER_RESOLUTION_SECONDS"] = str(args.resolution)
     if args.fast_path is not None:

@@ -330,6 +330,8 @@ UNO_SWEEP_SECONDS = float(env_str("UNO_SWEEP_SECONDS", "0.5"))
 # deadlines are then enforced about this late at most, however long the beat period.
 # 0: beat's sweeps only.
 UNO_TIMER_RESOLUTION_SECONDS = float(env_str("UNO_TIMER_RESOLUTION_SECONDS", "0.1"))
+# Overdue games one transaction of the sweeper takes (0: the default, 50).
+UNO_SWEEP_BATCH_SIZE = env_int("UNO_SWEEP_BATCH_SIZE", 0)
 # Deadlines at most this far away also get a countdown task of their own (a fast path
 # beside the sweeper; 0: none).  Off by default: a task per move costs more than the
 # sweeper's batches, and is no sooner than a half-second sweep (README, "Timers").
