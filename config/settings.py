@@ -321,20 +321,20 @@ UNO_CORRESPONDENCE_SECONDS = env_int("UNO_CORRESPONDENCE_SECONDS", 86400)
 UNO_AWAY_DAYS_PER_MONTH = env_int("UNO_AWAY_DAYS_PER_MONTH", 14)
 # How often celery beat sends the deadline sweeper (seconds): the timer itself.  Each
 # sweep enforces the overdue deadlines many games per transaction, batch after batch
-# while full batches come back, for at most this long.  A deadline is enforced about
-# this late at most (plus the time its batch takes).
+# while full batches come back, for at most this long; a deadline due before the next
+# sweep gets a sweep of its own (UNO_TIMER_RESOLUTION_SECONDS, below).
 UNO_SWEEP_SECONDS = float(env_str("UNO_SWEEP_SECONDS", "0.5"))
 # Between beat's sweeps, a sweep that sees the next deadline (or lost bot step) fall due
-# before the next one queues a sweep of its own for that moment (a countdown on the
+# before the next one queues a sweep of its own for that moment (a message due then on the
 # `deadlines` queue, one per this many seconds at most, across every worker and beat):
-# deadlines are then enforced about this late at most, however long the beat period.
+# deadlines are then enforced about this late plus their batch's time, whatever the beat period.
 # 0: beat's sweeps only.
 UNO_TIMER_RESOLUTION_SECONDS = float(env_str("UNO_TIMER_RESOLUTION_SECONDS", "0.1"))
 # Overdue games one transaction of the sweeper takes (0: the default, 50).
 UNO_SWEEP_BATCH_SIZE = env_int("UNO_SWEEP_BATCH_SIZE", 0)
 # Deadlines at most this far away also get a countdown task of their own (a fast path
 # beside the sweeper; 0: none).  Off by default: a task per move costs more than the
-# sweeper's batches, and is no sooner than a half-second sweep (README, "Timers").
+# sweeper's batches, and is no sooner than the sweeps the sweeper queues for the next deadline.
 UNO_TIMER_FAST_PATH_SECONDS = float(env_str("UNO_TIMER_FAST_PATH_SECONDS", "0"))
 # How often each worker proves that its pool runs tasks (seconds; read by the health check).
 UNO_WORKER_HEARTBEAT_SECONDS = float(env_str("UNO_WORKER_HEARTBEAT_SECONDS", "5"))
