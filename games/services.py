@@ -542,12 +542,14 @@ def _end_rounds(ended: dict[tuple[int, int], RoundEnd]) -> None:
     Score.objects.bulk_create(scores)
 
 
-def insert_rows(rows: Sequence[models.Model]) -> None:
+def insert_rows(rows: Sequence[models.Model], ignore_conflicts: bool = False) -> None:
     """Insert ``rows`` (new instances of one model) as ``bulk_create`` does: every
     field but the automatic primary key, as ``save`` would write it (``pre_save``:
     ``auto_now_add``), as many rows per statement as the backend takes parameters; the
     new primary keys are set on the rows where the backend returns them (inside the
-    caller's transaction).  Its statement is built once per model, row count and
+    caller's transaction).  ``ignore_conflicts``: a row that would break a unique
+    constraint is left out (``ON CONFLICT DO NOTHING``, as ``bulk_create(...,
+    ignore_conflicts=True)``), and no primary key is set.  Its statement is built once per model, row count and
     backend (:func:`_insert_sql`), where ``bulk_create`` builds it through the ORM every
     time, and it runs prepared on PostgreSQL (``selectors.sql_cursor``): README, "where
     a move's time goes"."""
@@ -555,11 +557,11 @@ def insert_rows(rows: Sequence[models.Model]) -> None:
         return
     model = type(rows[0])
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
-    returning = connection.features.can_return_rows_from_bulk_insert  # (as _insert_sql)
+    returning = connection.features.can_return_rows_from_bulk_insert and not ignore_conflicts  # (as _insert_sql)
     with selectors.sql_cursor() as cursor:
         for chunk in _chunks(rows, len(fields)):
             cursor.execute(
-                _insert_sql(model, len(chunk)),
+                _insert_sql(model, len(chunk), ignore_conflicts),
                 [f.get_db_prep_save(f.pre_save(row, True), connection) for row in chunk for f in fields],
             )
             if returning:
@@ -605,13 +607,15 @@ def _chunks(rows: Sequence[models.Model], width: int) -> list[Sequence[models.Mo
 
 
 @selectors.per_backend
-def _insert_sql(model: type[models.Model], count: int) -> str:
+def _insert_sql(model: type[models.Model], count: int, ignore_conflicts: bool = False) -> str:
     """The INSERT of :func:`insert_rows` for ``count`` rows."""
     quote = connection.ops.quote_name
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
     row_sql = f"({', '.join(['%s'] * len(fields))})"
     sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
            f" VALUES {', '.join([row_sql] * count)}")
+    if ignore_conflicts:  # (PostgreSQL and SQLite 3.24+ alike)
+        return sql + " ON CONFLICT DO NOTHING"
     if connection.features.can_return_rows_from_bulk_insert:
         sql += f" RETURNING {quote(model._meta.pk.column)}"
     return sql
