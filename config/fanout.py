@@ -187,7 +187,7 @@ def _guard(execute, sql, params, many, context):
     conn = context["connection"]
     found = _WRITE.match(sql) if isinstance(sql, str) else None
     if found and found.group(1)[:6].upper() in WATCHED.get(found.group(2), ()):
-        _pending(conn).unnamed.setdefault(found.group(2), sql[:200])
+        _pending(conn).unnamed.setdefault(found.group(2), sql.lstrip()[:200])
     _after_statement(conn)
     return result
 
@@ -230,9 +230,13 @@ class _Publisher:
     def _send(self, pendings: list[_Pending]) -> None:
         for pending in pendings:
             if set(pending.unnamed) - pending.named:
-                log.warning("live fan-out: a transaction wrote %s without naming what it wrote (%s);"
-                            " every hub catches up", sorted(set(pending.unnamed) - pending.named),
-                            "; ".join(pending.unnamed.values()))
+                statements = "; ".join(pending.unnamed.values())
+                # (a bulk delete, e.g. a test database's flush, is only told; a forgotten
+                # insert or update is a writer to fix)
+                level = logging.INFO if all(q.upper().startswith("DELETE") for q in pending.unnamed.values()) \
+                    else logging.WARNING
+                log.log(level, "live fan-out: a transaction wrote %s without naming what it wrote (%s);"
+                        " every hub catches up", sorted(set(pending.unnamed) - pending.named), statements)
         messages = [m for p in pendings for m in p.messages()]
         if not messages:
             return
