@@ -884,11 +884,12 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
 redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[3])) + 1)
 return 1
 """
-#: renew the leases ARGV[2..] of one player for ARGV[1] seconds (those still held: XX)
+#: renew the leases ARGV[2..] of one player for ARGV[1] seconds (written again if Redis lost
+#: them: restarted empty)
 _RENEW = """
 local t = redis.call('TIME')
 local until_ = tonumber(t[1]) + tonumber(t[2]) / 1000000 + tonumber(ARGV[1])
-for i = 2, #ARGV do redis.call('ZADD', KEYS[1], 'XX', until_, ARGV[i]) end
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], until_, ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[1])) + 1)
 return 1
 """

@@ -385,7 +385,15 @@ def test_a_write_nothing_names_wakes_every_hub(private_redis, settings):
         game = Game.objects.create(creator=player, ruleset="standard", max_players=2, seed="1")
         with transaction.atomic():
             Game.objects.filter(pk=game.pk).update(turn_seconds=30)  # named by nobody
+        sentinel = game.pk + 10**9
+        with pytest.raises(RuntimeError), transaction.atomic():  # rolled back: nothing published
+            Game.objects.filter(pk=game.pk).update(turn_seconds=35)
+            fanout.games_written([sentinel])
+            raise RuntimeError
         with transaction.atomic():
+            with pytest.raises(RuntimeError), transaction.atomic():  # a savepoint rolled back
+                fanout.games_written([sentinel])
+                raise RuntimeError
             Game.objects.filter(pk=game.pk).update(turn_seconds=40)
             fanout.games_written([game.pk])  # named
         assert fanout.flush()
@@ -397,6 +405,7 @@ def test_a_write_nothing_names_wakes_every_hub(private_redis, settings):
     assert ("uno:live:all", "*") in rec.published
     assert rec.published.count(("uno:live:all", "*")) == 1, rec.published
     assert (f"uno:live:g:{game.pk}", str(game.pk)) in rec.published
+    assert not [p for p in rec.published if p[0] == f"uno:live:g:{sentinel}"], rec.published
 
 
 def _player(name: str):
