@@ -7,8 +7,11 @@ stream (``GET /games/{id}/events``, :class:`GameStream`), a player's feed
 wait_for_version=N``, :class:`Waiter`).  Two threads of its own serve them all:
 
 - the **listener** learns that games changed, from whichever process committed the
-  change (a web request, a bot or timer move on a Celery worker, the sweeper):
-  on PostgreSQL from ``LISTEN uno_live``, which a trigger on the games table feeds with
+  change (a web request, a bot or timer move on a Celery worker, the sweeper), as
+  ``LIVE_FANOUT`` says: with ``redis`` (the default when ``REDIS_URL`` is set) from the
+  Redis channels of what this process's subscribers watch, on which writers publish
+  after their commit (``config.fanout``; :meth:`Hub._listen_redis`); with ``postgres``
+  from ``LISTEN uno_live``, which a trigger on the games table feeds with
   the game's id at every commit that inserts, updates or deletes its row (migration
   0007: delivered at the commit, never for a rolled-back transaction, and across every
   process and node using the database); on SQLite (the embedded default) from the
