@@ -124,10 +124,16 @@ def moves_of(stream, until_version: int) -> list[int]:
     return [e.data["version"] for e in got if e.event == "message"]
 
 
-def test_a_stream_on_one_process_receives_every_move_committed_through_the_other_in_order_once(servers):
+def _listeners(redis_url: str, channel: str) -> int:
+    return dict(redis.Redis.from_url(redis_url).pubsub_numsub(channel))[channel.encode()]
+
+
+def test_a_stream_on_one_process_receives_every_move_committed_through_the_other_in_order_once(
+        servers, private_redis):
     a, b = servers
     game_id, alice, bob = two_player_game(b)
     stream = open_stream(a.port, f"/api/v1/games/{game_id}/events", alice)
+    channel = f"uno:live:g:{game_id}"
     try:
         assert stream.status == 200, stream.body
         assert call(b, "POST", f"/api/v1/games/{game_id}/start", None, alice)[0] == 200
@@ -136,8 +142,11 @@ def test_a_stream_on_one_process_receives_every_move_committed_through_the_other
             version = step(b, game_id, [alice, bob])
         got = moves_of(stream, version)
         assert got == list(range(2, version + 1)) or got == list(range(1, version + 1)), got
+        # only the process whose subscriber watches the game listens to its channel
+        assert _listeners(private_redis.url, channel) == 1
     finally:
         stream.close()
+    wait_for(lambda: _listeners(private_redis.url, channel) == 0, 30, 0.1, "unsubscribed once nobody watches")
 
 
 def test_no_move_is_missed_or_sent_twice_across_a_restart_of_redis(servers, private_redis):
