@@ -163,6 +163,10 @@ def test_no_move_is_missed_or_sent_twice_across_a_restart_of_redis(servers, priv
         private_redis.stop()
         while version < 20:  # committed while Redis is down: nothing is published
             version = step(b, game_id, [alice, bob])
+        # a stream opens without Redis too (counted by its process alone)
+        alone = open_stream(a.port, f"/api/v1/games/{game_id}/events?after={version}", alice)
+        alone.close()
+        assert alone.status == 200, alone.body
         private_redis.start()  # (the same port, empty)
         # nothing more moves: what was committed meanwhile comes from the hub's catch-up
         # once it is subscribed again (the periodic catch-up is off: LIVE_CATCHUP_SECONDS)
@@ -177,13 +181,20 @@ def test_no_move_is_missed_or_sent_twice_across_a_restart_of_redis(servers, priv
 
 
 def test_a_feed_on_one_process_gets_your_turn_after_a_move_on_the_other(servers):
+    """The feed is open before its player joins the game (through B): it learns of the
+    game from the player's channel, then follows the game's."""
     a, b = servers
-    game_id, alice, bob = two_player_game(b)
+    (_, alice), (_, bob) = register(b), register(b)
     feed = open_stream(a.port, "/api/v1/players/me/events", bob)
     try:
         assert feed.status == 200, feed.body
+        status, game, _ = call(b, "POST", "/api/v1/games", {"ruleset": "standard", "max_players": 2}, alice)
+        assert status == 201, game
+        game_id = game["id"]
+        assert call(b, "POST", f"/api/v1/games/{game_id}/join", None, bob)[0] == 200
         assert call(b, "POST", f"/api/v1/games/{game_id}/start", None, alice)[0] == 200
-        feed.until(lambda e: e.event == "game_started", timeout=60)
+        started = feed.until(lambda e: e.event == "game_started", timeout=60)[-1]
+        assert started.data["game"] == game_id
         turns = 0
         for _ in range(12):
             _, game, _ = call(b, "GET", f"/api/v1/games/{game_id}", token=bob)
