@@ -8,6 +8,8 @@ again mid-game), so that nothing it does touches the Redis of the other tests.
 - a feed on A gets ``your_turn`` after a move on B;
 - the most streams per player holds across A and B, and a stream's place comes back when
   it closes or when its process dies;
+- a write nobody published (a writer that could not reach Redis) arrives within
+  ``LIVE_CATCHUP_SECONDS``;
 - with redis fan-out no server opens a ``LISTEN`` connection (and with postgres fan-out,
   the control, one does, and a stream on A still gets B's moves);
 - every write path a scenario runs names what it writes: each game the PostgreSQL
@@ -428,3 +430,23 @@ def _player(name: str):
 
     return Player.objects.create_user(username=f"{name}{time.monotonic_ns() % 10**9}", password="x-long-password-1")
 
+
+
+def test_what_no_writer_published_arrives_by_the_periodic_catch_up(servers, private_redis, tmp_path):
+    """A write that was never published (here: committed through a server that does not
+    publish, LIVE_FANOUT=postgres) reaches a stream within LIVE_CATCHUP_SECONDS all the same."""
+    a, b = servers
+    game_id, alice, bob = two_player_game(b)
+    assert call(b, "POST", f"/api/v1/games/{game_id}/start", None, alice)[0] == 200
+    quiet = {"LIVE_FANOUT": "postgres", "REDIS_URL": private_redis.url}
+    with Gunicorn(tmp_path / "d.log", 1, **fanout_settings(private_redis.url, LIVE_CATCHUP_SECONDS=1)) as d, \
+            Gunicorn(tmp_path / "q.log", 1, **quiet) as q:
+        stream = open_stream(d.port, f"/api/v1/games/{game_id}/events?after=1", alice)
+        try:
+            assert stream.status == 200, stream.body
+            version = 1
+            while version < 8:
+                version = step(q, game_id, [alice, bob])
+            assert moves_of(stream, version) == list(range(2, version + 1))
+        finally:
+            stream.close()
