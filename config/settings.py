@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.logs import django_logging
 
@@ -333,9 +334,32 @@ UNO_IDEMPOTENCY_TTL_HOURS = float(env_str("UNO_IDEMPOTENCY_TTL_HOURS", "24"))
 # file's data_version is read while anything is subscribed (PostgreSQL: LISTEN, no polling).
 LIVE_HEARTBEAT_SECONDS = float(env_str("LIVE_HEARTBEAT_SECONDS", "15"))
 LIVE_SQLITE_CHECK_SECONDS = float(env_str("LIVE_SQLITE_CHECK_SECONDS", "0.1"))
-# The most event streams (game streams and feeds together) one player holds open in one web
-# process; one more answers 429 `too_many_streams`.
+# The most event streams (game streams and feeds together) one player holds open: across
+# every web process when LIVE_FANOUT is redis (a lease per stream in Redis, renewed by its
+# process, so that a process that dies gives its streams back within
+# LIVE_STREAM_LEASE_SECONDS), else in each web process; one more answers 429 `too_many_streams`.
 LIVE_MAX_STREAMS_PER_PLAYER = int(env_str("LIVE_MAX_STREAMS_PER_PLAYER", "20"))
+LIVE_STREAM_LEASE_SECONDS = float(env_str("LIVE_STREAM_LEASE_SECONDS", "30"))
+# How a web process's live hub learns that games changed (games.live, config.fanout):
+# `redis` (the default when REDIS_URL is set): writers publish after their commit on a channel
+# per game and per player, and each hub subscribes to what its streams, feeds and long-polls
+# watch; `postgres`: LISTEN uno_live (a trigger on the games table; one direct connection per
+# web process); `sqlite`: the file's data_version (the embedded default).
+_LIVE_DEFAULT = "redis" if REDIS_URL else (
+    "sqlite" if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else "postgres")
+LIVE_FANOUT = env_str("LIVE_FANOUT", "").strip().lower() or _LIVE_DEFAULT
+if LIVE_FANOUT not in ("redis", "postgres", "sqlite"):
+    raise ImproperlyConfigured(f"LIVE_FANOUT must be redis, postgres or sqlite, not {LIVE_FANOUT!r}")
+if LIVE_FANOUT == "redis" and not REDIS_URL:
+    raise ImproperlyConfigured("LIVE_FANOUT=redis needs REDIS_URL")
+if LIVE_FANOUT == "postgres" and DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("LIVE_FANOUT=postgres needs PostgreSQL")
+if LIVE_FANOUT == "sqlite" and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+    raise ImproperlyConfigured("LIVE_FANOUT=sqlite needs SQLite")
+# With redis fan-out, how often (seconds) each hub also compares the versions of what its
+# subscribers watch with the database, whatever it heard: a publish lost with Redis (a
+# writer that could not reach it) is caught up within this long.
+LIVE_CATCHUP_SECONDS = float(env_str("LIVE_CATCHUP_SECONDS", "5"))
 # Streams, feeds and long-polls end when the token they were opened with does (revoked,
 # expired, the password changed, the player deactivated): checked before every delivery
 # and at least this often (seconds) while they are idle, one query per web process.

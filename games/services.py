@@ -24,6 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
+from config import fanout
 from config.problems import ApiError
 from games import engine, obligations, selectors, signals
 from games.engine import EngineError, InvalidOptions
@@ -167,6 +168,7 @@ def create_game(
         )
         Seat.objects.create(game=game, seat=0, player=creator)
         Seat.objects.bulk_create(Seat(game=game, seat=i + 1, bot_level=b["level"]) for i, b in enumerate(bots))
+        fanout.seats_written([(game.pk, None)])
         _start_if_full(game, 1 + len(bots))
     return game
 
@@ -273,10 +275,11 @@ def create_table(
         for player in humans:  # (after the game's row, as join_game: always in that order)
             _check_share(player, creating=player is creator,
                          bots=sum(isinstance(s, Mapping) for s in seats) if player is creator else 0)
-        Seat.objects.bulk_create(
+        created = Seat.objects.bulk_create(
             Seat(game=game, seat=i, bot_level=s["level"]) if isinstance(s, Mapping) else Seat(game=game, seat=i, player=s)
             for i, s in enumerate(seats)
         )
+        fanout.seats_written((game.pk, s.player_id) for s in created)
         _start(game, creator)
     return game
 
@@ -286,6 +289,7 @@ def touch(game_id: int) -> None:
     caller's transaction: its ``ETag`` changes, and its open streams get a ``game``
     event with the new view (the live hub), e.g. when a member another app adds to
     its view changed (``selectors.register_view_field``: a rematch offer)."""
+    fanout.games_written([game_id])
     Game.objects.filter(pk=game_id).update(updated_at=timezone.now())
 
 
@@ -311,6 +315,7 @@ def _start(game: Game, player) -> None:
     # Seats are numbered 0..n-1 in the order they were taken.
     for i, s in enumerate(seats):
         if s.seat != i:
+            fanout.seats_written([(game.pk, s.player_id)])
             Seat.objects.filter(pk=s.pk).update(seat=i)
     events: list[dict] = []
     try:
@@ -354,6 +359,7 @@ def act(
         seat_row.timeouts, seat_row.autopilot = 0, False  # the loaded seat the answer shows
         events = apply_and_record(game, state, seat_row.seat, action, MoveBy.PLAYER, player)
         if back:
+            fanout.seats_written([(game.pk, seat_row.player_id)])
             Seat.objects.filter(pk=seat_row.pk).update(timeouts=0, autopilot=False)
     return game, seat_row.seat, events
 
@@ -556,6 +562,7 @@ def insert_rows(rows: Sequence[models.Model], ignore_conflicts: bool = False) ->
     if not rows:
         return
     model = type(rows[0])
+    _name_for_fanout(model, rows)
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
     returning = connection.features.can_return_rows_from_bulk_insert and not ignore_conflicts  # (as _insert_sql)
     with selectors.sql_cursor() as cursor:
@@ -586,6 +593,7 @@ def update_rows(rows: Sequence[models.Model], fields: Sequence[str]) -> None:
     if not rows:
         return
     model = type(rows[0])
+    _name_for_fanout(model, rows)
     columns = [model._meta.pk, *(model._meta.get_field(name) for name in fields)]
     with selectors.sql_cursor() as cursor:
         for chunk in _chunks(rows, len(columns)):
@@ -597,6 +605,15 @@ def update_rows(rows: Sequence[models.Model], fields: Sequence[str]) -> None:
                 _update_sql(model, tuple(fields), len(chunk)),
                 [f.get_db_prep_save(getattr(row, f.attname), connection) for row in chunk for f in order],
             )
+
+
+def _name_for_fanout(model: type[models.Model], rows: Sequence[models.Model]) -> None:
+    """Name the games (and seats' players) ``rows`` write, for the live fan-out
+    (``config.fanout``: published after the commit)."""
+    if model is Game:
+        fanout.games_written(r.pk for r in rows)
+    elif model is Seat:
+        fanout.seats_written((r.game_id, r.player_id) for r in rows)
 
 
 def _chunks(rows: Sequence[models.Model], width: int) -> list[Sequence[models.Model]]:
