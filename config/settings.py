@@ -121,6 +121,12 @@ TEMPLATES = [
 
 # --- Database ---------------------------------------------------------------
 
+#: ``transaction``: the database is reached through a pooler in transaction mode
+#: (PgBouncer), so that nothing may depend on a session (below); empty: direct connections.
+DB_POOLER = env_str("DB_POOLER", "").strip().lower()
+if DB_POOLER not in ("", "transaction"):
+    raise ValueError(f"DB_POOLER must be empty or 'transaction', not {DB_POOLER!r}")
+
 DATABASES = {
     "default": dj_database_url.config(
         env="DATABASE_URL",
@@ -154,17 +160,26 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "SQLITE_TEST_NAME", str(Path(DATABASES["default"]["NAME"]).with_suffix(".test.sqlite3"))
     )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # A statement that waits this long for a lock fails (and is retried or answered
-    # 503) instead of holding a web thread or a worker forever.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "options", f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 10000)}"
-    )
-    # The move path's own statements (games.selectors.sql_cursor) bind their parameters
-    # server-side, and psycopg prepares one on a connection once it has run this many
-    # times there: PostgreSQL then no longer plans it each time.  0: never (e.g. behind
-    # a pooler in transaction mode that does not keep prepared statements).  Django's
-    # other statements bind client-side and are never prepared.
-    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = env_int("DB_PREPARE_THRESHOLD", 5) or None
+    if DB_POOLER == "transaction":
+        # Behind a pooler in transaction mode (PgBouncer's pool_mode = transaction) each
+        # transaction, and each statement outside one, may run on another server
+        # connection: nothing may rest on a session.  No startup parameter (PgBouncer
+        # refuses ``options``; lock_timeout is then the role's or the database's,
+        # docs/operators/scaling.md), no prepared statement (psycopg's are per server
+        # connection), no server-side cursor (a cursor lives in its session).
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
+        DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    else:
+        # A statement that waits this long for a lock fails (and is retried or answered
+        # 503) instead of holding a web thread or a worker forever.
+        DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+            "options", f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 10000)}"
+        )
+        # The move path's own statements (games.selectors.sql_cursor) bind their parameters
+        # server-side, and psycopg prepares one on a connection once it has run this many
+        # times there: PostgreSQL then no longer plans it each time.  0: never.  Django's
+        # other statements bind client-side and are never prepared.
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = env_int("DB_PREPARE_THRESHOLD", 5) or None
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -9,6 +9,7 @@ class GamesConfig(AppConfig):
         """Register the listeners of the "move committed" signal (games.signals): the
         webhooks first, then the bot steps and countdowns (the order they ran in when
         one function did both)."""
+        import config.checks  # noqa: F401 (the deployment's system checks register themselves)
         from games import notifications, scheduling, signals
 
         signals.listen("notifications", wants=notifications.wants, run=notifications.after_move)
