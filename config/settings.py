@@ -181,6 +181,26 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # other statements bind client-side and are never prepared.
         DATABASES["default"]["OPTIONS"]["prepare_threshold"] = env_int("DB_PREPARE_THRESHOLD", 5) or None
 
+# A streaming replica of the primary for the reads that tolerate a little lag (game lists,
+# finished games' history and scores, profiles, leaderboards): config/db_router.py.  Only
+# PostgreSQL; never migrated; the primary answers those reads while the replica is down,
+# tried again after DATABASE_REPLICA_RETRY_SECONDS.
+DATABASE_REPLICA_RETRY_SECONDS = float(env_str("DATABASE_REPLICA_RETRY_SECONDS", "5"))
+if os.environ.get("DATABASE_REPLICA_URL") and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["replica"] = dj_database_url.config(
+        env="DATABASE_REPLICA_URL", conn_max_age=env_int("CONN_MAX_AGE", 60), conn_health_checks=True,
+    )
+    DATABASES["replica"].setdefault("OPTIONS", {}).update(
+        # a replica that does not answer fails fast (then the primary serves, see above)
+        {"connect_timeout": env_int("DATABASE_REPLICA_CONNECT_TIMEOUT", 2),
+         "prepare_threshold": DATABASES["default"]["OPTIONS"].get("prepare_threshold")},
+    )
+    if DB_POOLER == "transaction":  # the replica behind the pooler too
+        DATABASES["replica"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    # tests: no test database of its own (the router reads the primary's in tests)
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -------------------------------------------------------------------
