@@ -32,7 +32,7 @@ def pooler_checks(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
             "DB_POOLER=transaction, but live events would come from PostgreSQL's LISTEN, which a pooler in "
             "transaction mode cannot carry: no stream, feed or long-poll would hear of any move.",
             hint="Set REDIS_URL (live events then fan out through Redis, LIVE_FANOUT=redis): "
-                 "docs/operators/scaling.md#pgbouncer",
+                 "docs/operators/scaling.md#pgbouncer-in-transaction-mode",
             id="uno.W301",
         ))
     return out
@@ -54,7 +54,7 @@ def pooler_lock_timeout(databases=None, **kwargs) -> list[checks.CheckMessage]:
             "DB_POOLER=transaction and the database's lock_timeout is 0: a statement waiting for a row lock "
             "would wait for ever (DB_LOCK_TIMEOUT_MS is not sent behind a pooler).",
             hint="ALTER ROLE <the app's role> SET lock_timeout = '10s' (or ALTER DATABASE): "
-                 "docs/operators/scaling.md#pgbouncer",
+                 "docs/operators/scaling.md#pgbouncer-in-transaction-mode",
             id="uno.W302",
         )]
     return []
