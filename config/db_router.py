@@ -55,10 +55,6 @@ class ReplicaHealth:
         with self._lock:
             self._down_until = time.monotonic() + settings.DATABASE_REPLICA_RETRY_SECONDS
 
-    def mark_up(self) -> None:
-        with self._lock:
-            self._down_until = 0.0
-
 
 health = ReplicaHealth()
 

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import psycopg
 import pytest
 import yaml
+from django.db import connection
 
 from bench._stack import PgBouncer
 from tests.server_support import free_port
@@ -90,13 +91,12 @@ def test_every_long_running_service_has_a_health_check_and_beat_is_not_scaled():
 
 
 @pytest.mark.skipif(not PgBouncer.available(), reason="Debian's pgbouncer is not installed (.ci/run installs it)")
+@pytest.mark.skipif("connection.vendor != 'postgresql'", reason="PgBouncer is for PostgreSQL")
 @pytest.mark.django_db
 def test_the_pgbouncer_configuration_runs_under_debians_pgbouncer():
     """deploy/pgbouncer/pgbouncer.ini with only the addresses changed (the test database's
     server for ``postgres``, a free port, the user list in a folder of the test's):
     Debian's pgbouncer accepts it, and a password login passes in transaction mode."""
-    from django.db import connection
-
     from tests.pooler_support import direct_port
 
     base = Path(tempfile.mkdtemp(prefix="uno-compose-pgbouncer-"))
