@@ -9,6 +9,11 @@ whole move path, authentication, every write, migrations) uses the primary.  The
 path's own SQL (``games.selectors.sql_cursor``) is not routed at all: it always runs on
 ``default``.
 
+A player who has just changed something (a write request of theirs answered below 400)
+reads those from the primary too, for ``DATABASE_REPLICA_STICKY_SECONDS``: a game they
+created or joined is in their next list, whatever the replica's lag
+(:class:`StickyWritesMiddleware`, a key in the cache per player).
+
 When the replica cannot be reached, :data:`health` marks it down for
 ``DATABASE_REPLICA_RETRY_SECONDS`` and those reads go to the primary meanwhile; the read
 that met the failure is answered from the primary (a GET: run again).  A request pays
@@ -27,7 +32,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, InterfaceError, OperationalError, connections
+from django.http import HttpRequest, HttpResponseBase
 
 log = logging.getLogger(__name__)
 
@@ -109,10 +116,51 @@ def _replica_reachable() -> bool:
             pass
 
 
-def on_replica(read: Callable[[], object]) -> object:
-    """``read()`` in :func:`reads_may_lag`; if the replica fails it, the replica is marked
-    down and ``read()`` runs again on the primary."""
+def _sticky_key(player_id: int) -> str:
+    return f"uno:replica:wrote:{player_id}"
+
+
+def note_write(player_id: int) -> None:
+    """Player ``player_id`` just changed something: their lag-tolerant reads go to the
+    primary for DATABASE_REPLICA_STICKY_SECONDS."""
+    try:
+        cache.set(_sticky_key(player_id), 1, timeout=settings.DATABASE_REPLICA_STICKY_SECONDS)
+    except Exception:  # the answer stands; their next reads may lag
+        log.warning("could not note a write for the read replica's stickiness", exc_info=True)
+
+
+def wrote_recently(player_id: int) -> bool:
+    try:
+        return cache.get(_sticky_key(player_id)) is not None
+    except Exception:
+        return True  # unknown: the primary
+
+
+class StickyWritesMiddleware:
+    """With a read replica, notes each write request of a signed-in player answered
+    below 400 (:func:`note_write`); nothing without one."""
+
+    SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if configured() and request.method not in self.SAFE_METHODS and response.status_code < 400:
+            user = getattr(request, "user", None)  # (DRF sets it here too, from the token)
+            if user is not None and user.is_authenticated:
+                note_write(user.pk)
+        return response
+
+
+def on_replica(read: Callable[[], object], user=None) -> object:
+    """``read()`` in :func:`reads_may_lag` (unless ``user`` wrote in the last
+    DATABASE_REPLICA_STICKY_SECONDS); if the replica fails it, the replica is marked down
+    and ``read()`` runs again on the primary."""
     if not configured() or not health.usable():
+        return read()
+    if user is not None and user.is_authenticated and wrote_recently(user.pk):
         return read()
     try:
         with reads_may_lag():
@@ -127,10 +175,11 @@ def on_replica(read: Callable[[], object]) -> object:
 
 
 def lagging_reads(method: Callable) -> Callable:
-    """A view method whose ORM reads may all lag (a GET): run by :func:`on_replica`."""
+    """A view method (``self, request, ...``) whose ORM reads may all lag (a GET): run by
+    :func:`on_replica` for its request's user."""
 
     @functools.wraps(method)
-    def wrapper(*args, **kwargs):
-        return on_replica(lambda: method(*args, **kwargs))
+    def wrapper(view, request, *args, **kwargs):
+        return on_replica(lambda: method(view, request, *args, **kwargs), getattr(request, "user", None))
 
     return wrapper

@@ -89,6 +89,8 @@ MIDDLEWARE = [
     # CORS headers on every answer, errors included; answers preflights (CORS_* below).
     "corsheaders.middleware.CorsMiddleware",
     "config.problems.TransientErrorMiddleware",
+    # with a read replica: a player's writes noted, so that they read them back (config/db_router.py)
+    "config.db_router.StickyWritesMiddleware",
     # 413 for a body over MAX_REQUEST_BYTES, before anything reads it.
     "config.middleware.RequestBodyLimitMiddleware",
     # whitenoise: the static files, and the documentation site at /docs/ (config/docs_site.py)
@@ -186,6 +188,8 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 # PostgreSQL; never migrated; the primary answers those reads while the replica is down,
 # tried again after DATABASE_REPLICA_RETRY_SECONDS.
 DATABASE_REPLICA_RETRY_SECONDS = float(env_str("DATABASE_REPLICA_RETRY_SECONDS", "5"))
+# a player's own writes: those reads of theirs go to the primary this long after each
+DATABASE_REPLICA_STICKY_SECONDS = env_int("DATABASE_REPLICA_STICKY_SECONDS", 10)
 if os.environ.get("DATABASE_REPLICA_URL") and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["replica"] = dj_database_url.config(
         env="DATABASE_REPLICA_URL", conn_max_age=env_int("CONN_MAX_AGE", 60), conn_health_checks=True,

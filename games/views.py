@@ -111,7 +111,7 @@ class GamesView(APIView):
 
         # a list may lag (the read replica's, config/db_router.py), except the games waiting
         # for the caller's decision: what they poll to play
-        return listed() if my_turn else db_router.on_replica(listed)
+        return listed() if my_turn else db_router.on_replica(listed, request.user)
 
     @extend_schema(
         operation_id="games_create",
@@ -381,13 +381,13 @@ class ActionsView(APIView):
         return Response(payload, status=status)
 
 
-def _finished_moves(game, seat: int | None, after: int, limit: int) -> list[dict]:
+def _finished_moves(game, seat: int | None, after: int, limit: int, user) -> list[dict]:
     """``selectors.moves_for_viewer``: a finished game's moves no longer change, so they
     are read from the replica (config/db_router.py) when it has every one asked for
     (seqs 1 to the game's version, as the primary's row says); else from the primary."""
     if game.status != GameStatus.FINISHED:
         return selectors.moves_for_viewer(game, seat, after, limit)
-    moves = db_router.on_replica(lambda: selectors.moves_for_viewer(game, seat, after, limit))
+    moves = db_router.on_replica(lambda: selectors.moves_for_viewer(game, seat, after, limit), user)
     if len(moves) != max(0, min(limit, game.version - after)):
         moves = selectors.moves_for_viewer(game, seat, after, limit)  # the replica is behind the game's end
     return moves
@@ -411,7 +411,7 @@ class MovesView(APIView):
         seat = selectors.viewer_seat(game.seat_list, request.user)
         after = int_param(request, "after", 0, 0, 2**31 - 1)
         limit = int_param(request, "limit", 100, 1, MOVES_PAGE_MAX)
-        moves = _finished_moves(game, seat, after, limit + 1)
+        moves = _finished_moves(game, seat, after, limit + 1, request.user)
         more = len(moves) > limit
         moves = moves[:limit]
         cursor = moves[-1]["seq"] if more else None
@@ -433,7 +433,7 @@ class ScoresView(APIView):
         if game.status != GameStatus.FINISHED or engine.PRESETS[game.ruleset].family == "decktet":
             return Response(selectors.score_table(game))  # (Decktet-Uno's scores come from its moves)
         # a finished game's rounds no longer change: the replica's, if it has them all
-        table = db_router.on_replica(lambda: selectors.score_table(game))
+        table = db_router.on_replica(lambda: selectors.score_table(game), request.user)
         if len(table["rounds"]) != game.round:
             table = selectors.score_table(game)  # the replica is behind the game's end
         return Response(table)

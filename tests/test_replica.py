@@ -25,6 +25,10 @@ pytestmark = pytest.mark.skipif(not (PG_BIN / "pg_basebackup").exists() or os.ge
                                 reason="needs PostgreSQL 15's binaries and root (initdb runs as postgres)")
 
 
+#: the server's DATABASE_REPLICA_STICKY_SECONDS
+STICKY = 2
+
+
 def _port(name: str) -> int:
     return int(os.environ.get(name) or free_port())
 
@@ -53,7 +57,8 @@ def clusters():
 def web(clusters, tmp_path_factory):
     primary, replica = clusters
     with Gunicorn(tmp_path_factory.mktemp("replica") / "gunicorn.log", workers=1, DATABASE_URL=primary.url(),
-                  DATABASE_REPLICA_URL=replica.url(), DATABASE_REPLICA_RETRY_SECONDS=1) as server:
+                  DATABASE_REPLICA_URL=replica.url(), DATABASE_REPLICA_RETRY_SECONDS=1,
+                  DATABASE_REPLICA_STICKY_SECONDS=STICKY) as server:
         yield server
 
 
@@ -69,8 +74,8 @@ def caught_up(primary: PrivatePostgres, replica: PrivateReplica) -> None:
              interval=0.05, message="the replica to catch up")
 
 
-def listed(web, token: str) -> set[int]:
-    status, body, _ = call(web, "GET", "/api/v1/games?mine=true", token=token)
+def listed(web, token: str, query: str = "mine=true") -> set[int]:
+    status, body, _ = call(web, "GET", f"/api/v1/games?{query}", token=token)
     assert status == 200, body
     return {g["id"] for g in body["results"]}
 
@@ -78,7 +83,7 @@ def listed(web, token: str) -> set[int]:
 def test_lists_read_the_replica_the_move_path_the_primary_and_lists_fall_back_when_it_stops(clusters, web):
     primary, replica = clusters
     assert sql(replica.url(), "SELECT pg_is_in_recovery()") == [(True,)]
-    (alice_name, alice), (_, bob) = register(web), register(web)
+    (alice_name, alice), (_, bob), (_, carol) = register(web), register(web), register(web)
     caught_up(primary, replica)
 
     sql(replica.url(), "SELECT pg_wal_replay_pause()")  # the replica holds still
@@ -88,9 +93,12 @@ def test_lists_read_the_replica_the_move_path_the_primary_and_lists_fall_back_wh
         gid = game["id"]
         assert sql(primary.url(), "SELECT count(*) FROM games_game WHERE id = %s", gid) == [(1,)]
         assert sql(replica.url(), "SELECT count(*) FROM games_game WHERE id = %s", gid) == [(0,)]
-        # the list comes from the replica: the new game is not in it yet
-        assert gid not in listed(web, alice)
-        # ... and the games waiting for one's decision, from the primary
+        # the lists come from the replica: the new game is not in Carol's yet ...
+        assert gid not in listed(web, carol, "status=waiting")
+        # ... but Alice, who just created it, reads her own writes (the primary, for a while)
+        assert gid in listed(web, alice)
+        wait_for(lambda: gid not in listed(web, alice), timeout=30, interval=0.2,
+                 message=f"Alice's reads back on the replica after DATABASE_REPLICA_STICKY_SECONDS={STICKY}")
         # the move path reads the primary only: join, start, a move, the game itself
         assert call(web, "POST", f"/api/v1/games/{gid}/join", None, bob)[0] == 200
         status, started, _ = call(web, "POST", f"/api/v1/games/{gid}/start", None, alice)
@@ -101,23 +109,20 @@ def test_lists_read_the_replica_the_move_path_the_primary_and_lists_fall_back_wh
                                 {**view["legal_actions"][0], "expected_version": view["version"]}, mover)
         assert status == 200, moved
         assert call(web, "GET", f"/api/v1/games/{gid}", token=alice)[1]["version"] == moved["game"]["version"]
-        status, waiting, _ = call(web, "GET", "/api/v1/games?my_turn=true", token=mover)
-        assert status == 200 and gid not in {g["id"] for g in waiting["results"]}  # (its turn passed on)
+        # the games waiting for one's decision: the primary's, always
         other = bob if mover == alice else alice
-        status, waiting, _ = call(web, "GET", "/api/v1/games?my_turn=true", token=other)
-        assert status == 200 and gid in {g["id"] for g in waiting["results"]}, waiting  # the primary's
+        wait_for(lambda: gid not in listed(web, other), timeout=30, interval=0.2, message="stickiness over")
+        assert gid in listed(web, other, "my_turn=true")
         assert sql(replica.url(), "SELECT count(*) FROM games_game WHERE id = %s", gid) == [(0,)]
-        status, profile, _ = call(web, "GET", f"/api/v1/players/{alice_name}/games")
-        assert status == 200 and gid not in {g["id"] for g in profile["results"]}, profile  # the replica's
     finally:
         sql(replica.url(), "SELECT pg_wal_replay_resume()")
     caught_up(primary, replica)
-    assert gid in listed(web, alice)
+    assert gid in listed(web, carol, "status=active")
 
     replica.stop()  # down: the lists fall back to the primary
     status, second, _ = call(web, "POST", "/api/v1/games", {"ruleset": "standard", "max_players": 2}, alice)
     assert status == 201
-    assert {gid, second["id"]} <= listed(web, alice)
+    assert second["id"] in listed(web, carol, "status=waiting")
     status, profile, _ = call(web, "GET", f"/api/v1/players/{alice_name}")
     assert status == 200, profile
     status, board, _ = call(web, "GET", "/api/v1/leaderboards/standard")
@@ -130,7 +135,7 @@ def test_lists_read_the_replica_the_move_path_the_primary_and_lists_fall_back_wh
     try:
         status, third, _ = call(web, "POST", "/api/v1/games", {"ruleset": "standard", "max_players": 2}, alice)
         assert status == 201
-        wait_for(lambda: third["id"] not in listed(web, alice), timeout=30, interval=0.2,
+        wait_for(lambda: third["id"] not in listed(web, carol, "status=waiting"), timeout=30, interval=0.2,
                  message="the lists to read the replica again")
     finally:
         sql(replica.url(), "SELECT pg_wal_replay_resume()")
@@ -139,7 +144,7 @@ def test_lists_read_the_replica_the_move_path_the_primary_and_lists_fall_back_wh
 def test_a_finished_games_history_is_never_read_short_from_a_lagging_replica(clusters, web):
     """Its moves and scores come from the replica only when it has them all."""
     primary, replica = clusters
-    (_, alice), (_, bob) = register(web), register(web)
+    (alice_name, alice), (_, bob), (_, carol) = register(web), register(web), register(web)
     status, game, _ = call(web, "POST", "/api/v1/games", {"ruleset": "standard", "max_players": 2,
                                                          "options": {"rounds": 1}}, alice)
     gid = game["id"]
@@ -161,15 +166,22 @@ def test_a_finished_games_history_is_never_read_short_from_a_lagging_replica(clu
                                    {**(plays or view["legal_actions"])[0], "expected_version": view["version"]}, token)
             assert status == 200, body
         assert view["status"] == "finished"
+        # read by Carol, who sat out (the players read their own writes from the primary anyway)
         seqs: list[int] = []
         while True:
-            status, page, _ = call(web, "GET", f"/api/v1/games/{gid}/moves?limit=100&after={len(seqs)}", token=alice)
+            status, page, _ = call(web, "GET", f"/api/v1/games/{gid}/moves?limit=100&after={len(seqs)}", token=carol)
             assert status == 200, page
             seqs += [m["seq"] for m in page["results"]]
             if page["next_cursor"] is None:
                 break
         assert seqs == list(range(1, view["version"] + 1))
-        status, scores, _ = call(web, "GET", f"/api/v1/games/{gid}/scores", token=alice)
+        status, scores, _ = call(web, "GET", f"/api/v1/games/{gid}/scores", token=carol)
         assert status == 200 and len(scores["rounds"]) == 1, scores
+        # her profile's games come from the replica: not finished there yet
+        status, games, _ = call(web, "GET", f"/api/v1/players/{alice_name}/games")
+        assert status == 200 and gid not in {g["id"] for g in games["results"]}, games
     finally:
         sql(replica.url(), "SELECT pg_wal_replay_resume()")
+    caught_up(primary, replica)
+    status, games, _ = call(web, "GET", f"/api/v1/players/{alice_name}/games")
+    assert status == 200 and gid in {g["id"] for g in games["results"]}, games
