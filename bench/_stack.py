@@ -328,7 +328,7 @@ class PgBouncer:
     and otherwise with its stock settings: no prepared statements survive a transaction
     (1.18 has no ``max_prepared_statements``), no startup parameter it does not know is
     let through.  ``settings`` adds or replaces lines of its ``[pgbouncer]`` section.
-    It runs as the ``postgres`` user (it refuses root)."""
+    Started by root, it runs as the ``postgres`` user (it refuses root)."""
 
     BINARY = "/usr/sbin/pgbouncer"
 
@@ -360,9 +360,12 @@ class PgBouncer:
         self.dir.mkdir(parents=True, exist_ok=True)
         (self.dir / "users.txt").write_text('"postgres" ""\n')
         (self.dir / "pgbouncer.ini").write_text(self.config())
-        for path in (self.dir, self.dir / "users.txt", self.dir / "pgbouncer.ini"):
-            shutil.chown(path, "postgres", "postgres")
-        self.proc = subprocess.Popen([self.BINARY, str(self.dir / "pgbouncer.ini")], user="postgres",
+        as_root = os.geteuid() == 0  # (pgbouncer refuses to run as root: then as postgres)
+        if as_root:
+            for path in (self.dir, self.dir / "users.txt", self.dir / "pgbouncer.ini"):
+                shutil.chown(path, "postgres", "postgres")
+        self.proc = subprocess.Popen([self.BINARY, str(self.dir / "pgbouncer.ini")],
+                                     user="postgres" if as_root else None,
                                      start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         deadline = time.time() + 20
         while time.time() < deadline:
