@@ -9,6 +9,7 @@ class GamesConfig(AppConfig):
         """Register the listeners of the "move committed" signal (games.signals): the
         webhooks first, then the bot steps and countdowns (the order they ran in when
         one function did both)."""
+        import config.checks  # noqa: F401 (the deployment's system checks register themselves)
         from games import fanout_hooks, notifications, scheduling, signals
 
         fanout_hooks.connect()  # the live fan-out (config.fanout) hears of every game written
