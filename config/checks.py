@@ -8,17 +8,6 @@ from django.core import checks
 from django.db import connections
 
 
-def live_fanout() -> str:
-    """How live events reach the web processes: ``LIVE_FANOUT`` when the settings have
-    it, otherwise ``redis`` with REDIS_URL and the database's own way without."""
-    chosen = getattr(settings, "LIVE_FANOUT", "") or ""
-    if chosen:
-        return chosen
-    if settings.REDIS_URL:
-        return "redis"
-    return "postgres" if connections["default"].vendor == "postgresql" else "sqlite"
-
-
 @checks.register()
 def pooler_checks(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     """Behind a pooler in transaction mode (DB_POOLER=transaction), live events cannot
@@ -27,7 +16,7 @@ def pooler_checks(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     if settings.DB_POOLER != "transaction" or connections["default"].vendor != "postgresql":
         return []
     out: list[checks.CheckMessage] = []
-    if live_fanout() == "postgres":
+    if settings.LIVE_FANOUT == "postgres":
         out.append(checks.Warning(
             "DB_POOLER=transaction, but live events would come from PostgreSQL's LISTEN, which a pooler in "
             "transaction mode cannot carry: no stream, feed or long-poll would hear of any move.",

@@ -95,6 +95,12 @@ class RedisServer:
         self.proc = None
 
 
+#: LISTEN needs a direct connection: behind a pooler in transaction mode (DB_POOLER=transaction,
+#: tests/pooler_support.py) the tests that listen themselves, or run servers on LISTEN, cannot run
+needs_listen = pytest.mark.skipif(os.environ.get("DB_POOLER", "").strip().lower() == "transaction",
+                                  reason="LISTEN does not work through a pooler in transaction mode")
+
+
 @pytest.fixture(scope="module")
 def private_redis(tmp_path_factory):
     server = RedisServer(tmp_path_factory.mktemp("redis"))
@@ -274,6 +280,7 @@ def _conninfo() -> str:
                                           host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432)
 
 
+@needs_listen
 def test_with_redis_fanout_no_server_listens_on_postgresql_and_listen_stays_for_postgres(servers, tmp_path):
     a, b = servers
     game_id, alice, bob = two_player_game(b)
@@ -346,6 +353,7 @@ def _unpublished(rec: Recorder) -> set[int]:
     return games - {int(c.rsplit(":", 1)[1]) for c, _ in rec.published if c.startswith("uno:live:g:")}
 
 
+@needs_listen
 def test_every_write_path_of_a_scenario_publishes_what_the_trigger_notifies(servers, private_redis):
     """The scenario writes games every way the API does: created (with and without bots),
     joined, left (a waiting game deleted with its last player), started, moved, a seat
