@@ -286,6 +286,122 @@ class PrivatePostgres:
             self.started = False
 
 
+class PrivateReplica(PrivatePostgres):
+    """A streaming replica of ``primary`` (a started :class:`PrivatePostgres`), made as an
+    operator makes one: ``pg_basebackup -R`` (the standby's settings written for it),
+    then started on its own ``port``; read-only, it replays what the primary commits."""
+
+    def __init__(self, base: Path, port: int, primary: PrivatePostgres):
+        super().__init__(base, port)
+        self.primary = primary
+        self.dir = base / "replica"
+        self.data = self.dir / "data"
+        self.sock = self.dir / "sock"
+        self.logfile = self.dir / "postgres.log"
+
+    def start(self) -> None:
+        for d in (self.dir, self.sock):
+            d.mkdir(parents=True, exist_ok=True)
+            shutil.chown(d, "postgres", "postgres")
+        res = self._as_postgres(str(PG_BIN / "pg_basebackup"), "-h", "127.0.0.1", "-p", str(self.primary.port),
+                                "-U", "postgres", "-D", str(self.data), "-R", "-X", "stream", "--no-sync",
+                                check=False)
+        if res.returncode:
+            raise RuntimeError(f"pg_basebackup failed: {res.stdout}")
+        with open(self.data / "postgresql.conf", "a") as f:  # the primary's copy, then ours
+            f.write(f"\n# uno: the replica\nport = {self.port}\nunix_socket_directories = '{self.sock}'\n"
+                    "hot_standby = on\n")
+        self.logfile.touch()
+        shutil.chown(self.logfile, "postgres", "postgres")
+        self._pg_ctl("start")
+        self.started = True
+
+    def start_again(self) -> None:
+        """Start the stopped replica (it catches up from the primary)."""
+        self._pg_ctl("start")
+        self.started = True
+
+
+class PgBouncer:
+    """Debian's ``pgbouncer`` (1.18) of our own on 127.0.0.1:``port``, in front of the
+    PostgreSQL on ``127.0.0.1:pg_port`` (every database, as ``*``), in transaction mode
+    and otherwise with its stock settings: no prepared statements survive a transaction
+    (1.18 has no ``max_prepared_statements``), no startup parameter it does not know is
+    let through.  ``settings`` adds or replaces lines of its ``[pgbouncer]`` section.
+    Started by root, it runs as the ``postgres`` user (it refuses root)."""
+
+    BINARY = "/usr/sbin/pgbouncer"
+
+    def __init__(self, base: Path, port: int, pg_port: int, **settings: object):
+        check_private_port(port, "PgBouncer")
+        self.port = port
+        self.pg_port = pg_port
+        self.dir = base / "pgbouncer"
+        self.logfile = self.dir / "pgbouncer.log"
+        self.settings = settings
+        self.proc: subprocess.Popen | None = None
+
+    @classmethod
+    def available(cls) -> bool:
+        return os.access(cls.BINARY, os.X_OK)
+
+    def config(self) -> str:
+        section = {
+            "listen_addr": "127.0.0.1", "listen_port": self.port, "unix_socket_dir": "",
+            "auth_type": "trust", "auth_file": self.dir / "users.txt", "admin_users": "postgres",
+            "pool_mode": "transaction", "logfile": self.logfile, "pidfile": self.dir / "pgbouncer.pid",
+            **self.settings,
+        }
+        lines = ["[databases]", f"* = host=127.0.0.1 port={self.pg_port}", "", "[pgbouncer]"]
+        lines += [f"{name} = {value}" for name, value in section.items()]
+        return "\n".join(lines) + "\n"
+
+    def start(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "users.txt").write_text('"postgres" ""\n')
+        (self.dir / "pgbouncer.ini").write_text(self.config())
+        as_root = os.geteuid() == 0  # (pgbouncer refuses to run as root: then as postgres)
+        if as_root:
+            for path in (self.dir, self.dir / "users.txt", self.dir / "pgbouncer.ini"):
+                shutil.chown(path, "postgres", "postgres")
+        self.proc = subprocess.Popen([self.BINARY, str(self.dir / "pgbouncer.ini")],
+                                     user="postgres" if as_root else None,
+                                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"pgbouncer exited ({self.proc.returncode}): {self.tail()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"pgbouncer did not listen on {self.port}: {self.tail()}")
+
+    def url(self, db: str = "uno") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{db}"
+
+    def admin(self, command: str) -> list[tuple]:
+        """A command of PgBouncer's admin console (``SHOW POOLS``, ``KILL db``...)."""
+        import psycopg
+
+        with psycopg.connect(self.url("pgbouncer"), autocommit=True, prepare_threshold=None) as conn:
+            cur = conn.execute(command)
+            return cur.fetchall() if cur.description else []
+
+    def tail(self, n: int = 20) -> str:
+        try:
+            return "\n".join(self.logfile.read_text(errors="replace").splitlines()[-n:])
+        except OSError:
+            return ""
+
+    def pids(self) -> list[int]:
+        return [self.proc.pid] if self.proc and self.proc.poll() is None else []
+
+    def stop(self) -> None:
+        terminate(self.proc, 10)
+
+
 class PrivateRedis:
     """redis-server of our own on 127.0.0.1:``port`` (no RDB, no AOF)."""
 

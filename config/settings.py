@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from config.logs import django_logging
 
@@ -89,6 +90,8 @@ MIDDLEWARE = [
     # CORS headers on every answer, errors included; answers preflights (CORS_* below).
     "corsheaders.middleware.CorsMiddleware",
     "config.problems.TransientErrorMiddleware",
+    # with a read replica: a player's writes noted, so that they read them back (config/db_router.py)
+    "config.db_router.StickyWritesMiddleware",
     # 413 for a body over MAX_REQUEST_BYTES, before anything reads it.
     "config.middleware.RequestBodyLimitMiddleware",
     # whitenoise: the static files, and the documentation site at /docs/ (config/docs_site.py)
@@ -120,6 +123,12 @@ TEMPLATES = [
 ]
 
 # --- Database ---------------------------------------------------------------
+
+#: ``transaction``: the database is reached through a pooler in transaction mode
+#: (PgBouncer), so that nothing may depend on a session (below); empty: direct connections.
+DB_POOLER = env_str("DB_POOLER", "").strip().lower()
+if DB_POOLER not in ("", "transaction"):
+    raise ValueError(f"DB_POOLER must be empty or 'transaction', not {DB_POOLER!r}")
 
 DATABASES = {
     "default": dj_database_url.config(
@@ -154,17 +163,48 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "SQLITE_TEST_NAME", str(Path(DATABASES["default"]["NAME"]).with_suffix(".test.sqlite3"))
     )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # A statement that waits this long for a lock fails (and is retried or answered
-    # 503) instead of holding a web thread or a worker forever.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "options", f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 10000)}"
+    if DB_POOLER == "transaction":
+        # Behind a pooler in transaction mode (PgBouncer's pool_mode = transaction) each
+        # transaction, and each statement outside one, may run on another server
+        # connection: nothing may rest on a session.  No startup parameter (PgBouncer
+        # refuses ``options``; lock_timeout is then the role's or the database's,
+        # docs/operators/scaling.md), no prepared statement (psycopg's are per server
+        # connection), no server-side cursor (a cursor lives in its session).
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
+        DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    else:
+        # A statement that waits this long for a lock fails (and is retried or answered
+        # 503) instead of holding a web thread or a worker forever.
+        DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+            "options", f"-c lock_timeout={env_int('DB_LOCK_TIMEOUT_MS', 10000)}"
+        )
+        # The move path's own statements (games.selectors.sql_cursor) bind their parameters
+        # server-side, and psycopg prepares one on a connection once it has run this many
+        # times there: PostgreSQL then no longer plans it each time.  0: never.  Django's
+        # other statements bind client-side and are never prepared.
+        DATABASES["default"]["OPTIONS"]["prepare_threshold"] = env_int("DB_PREPARE_THRESHOLD", 5) or None
+
+# A streaming replica of the primary for the reads that tolerate a little lag (game lists,
+# finished games' history and scores, profiles, leaderboards): config/db_router.py.  Only
+# PostgreSQL; never migrated; the primary answers those reads while the replica is down,
+# tried again after DATABASE_REPLICA_RETRY_SECONDS.
+DATABASE_REPLICA_RETRY_SECONDS = float(env_str("DATABASE_REPLICA_RETRY_SECONDS", "5"))
+# a player's own writes: those reads of theirs go to the primary this long after each
+DATABASE_REPLICA_STICKY_SECONDS = env_int("DATABASE_REPLICA_STICKY_SECONDS", 10)
+if os.environ.get("DATABASE_REPLICA_URL") and DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["replica"] = dj_database_url.config(
+        env="DATABASE_REPLICA_URL", conn_max_age=env_int("CONN_MAX_AGE", 60), conn_health_checks=True,
     )
-    # The move path's own statements (games.selectors.sql_cursor) bind their parameters
-    # server-side, and psycopg prepares one on a connection once it has run this many
-    # times there: PostgreSQL then no longer plans it each time.  0: never (e.g. behind
-    # a pooler in transaction mode that does not keep prepared statements).  Django's
-    # other statements bind client-side and are never prepared.
-    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = env_int("DB_PREPARE_THRESHOLD", 5) or None
+    DATABASES["replica"].setdefault("OPTIONS", {}).update(
+        # a replica that does not answer fails fast (then the primary serves, see above)
+        {"connect_timeout": env_int("DATABASE_REPLICA_CONNECT_TIMEOUT", 2),
+         "prepare_threshold": DATABASES["default"]["OPTIONS"].get("prepare_threshold")},
+    )
+    if DB_POOLER == "transaction":  # the replica behind the pooler too
+        DATABASES["replica"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    # tests: no test database of its own (the router reads the primary's in tests)
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["config.db_router.ReplicaRouter"]
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -347,9 +387,32 @@ UNO_IDEMPOTENCY_TTL_HOURS = float(env_str("UNO_IDEMPOTENCY_TTL_HOURS", "24"))
 # file's data_version is read while anything is subscribed (PostgreSQL: LISTEN, no polling).
 LIVE_HEARTBEAT_SECONDS = float(env_str("LIVE_HEARTBEAT_SECONDS", "15"))
 LIVE_SQLITE_CHECK_SECONDS = float(env_str("LIVE_SQLITE_CHECK_SECONDS", "0.1"))
-# The most event streams (game streams and feeds together) one player holds open in one web
-# process; one more answers 429 `too_many_streams`.
+# The most event streams (game streams and feeds together) one player holds open: across
+# every web process when LIVE_FANOUT is redis (a lease per stream in Redis, renewed by its
+# process, so that a process that dies gives its streams back within
+# LIVE_STREAM_LEASE_SECONDS), else in each web process; one more answers 429 `too_many_streams`.
 LIVE_MAX_STREAMS_PER_PLAYER = int(env_str("LIVE_MAX_STREAMS_PER_PLAYER", "20"))
+LIVE_STREAM_LEASE_SECONDS = float(env_str("LIVE_STREAM_LEASE_SECONDS", "30"))
+# How a web process's live hub learns that games changed (games.live, config.fanout):
+# `redis` (the default when REDIS_URL is set): writers publish after their commit on a channel
+# per game and per player, and each hub subscribes to what its streams, feeds and long-polls
+# watch; `postgres`: LISTEN uno_live (a trigger on the games table; one direct connection per
+# web process); `sqlite`: the file's data_version (the embedded default).
+_LIVE_DEFAULT = "redis" if REDIS_URL else (
+    "sqlite" if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else "postgres")
+LIVE_FANOUT = env_str("LIVE_FANOUT", "").strip().lower() or _LIVE_DEFAULT
+if LIVE_FANOUT not in ("redis", "postgres", "sqlite"):
+    raise ImproperlyConfigured(f"LIVE_FANOUT must be redis, postgres or sqlite, not {LIVE_FANOUT!r}")
+if LIVE_FANOUT == "redis" and not REDIS_URL:
+    raise ImproperlyConfigured("LIVE_FANOUT=redis needs REDIS_URL")
+if LIVE_FANOUT == "postgres" and DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("LIVE_FANOUT=postgres needs PostgreSQL")
+if LIVE_FANOUT == "sqlite" and DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3":
+    raise ImproperlyConfigured("LIVE_FANOUT=sqlite needs SQLite")
+# With redis fan-out, how often (seconds) each hub also compares the versions of what its
+# subscribers watch with the database, whatever it heard: a publish lost with Redis (a
+# writer that could not reach it) is caught up within this long.
+LIVE_CATCHUP_SECONDS = float(env_str("LIVE_CATCHUP_SECONDS", "5"))
 # Streams, feeds and long-polls end when the token they were opened with does (revoked,
 # expired, the password changed, the player deactivated): checked before every delivery
 # and at least this often (seconds) while they are idle, one query per web process.

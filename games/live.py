@@ -7,8 +7,11 @@ stream (``GET /games/{id}/events``, :class:`GameStream`), a player's feed
 wait_for_version=N``, :class:`Waiter`).  Two threads of its own serve them all:
 
 - the **listener** learns that games changed, from whichever process committed the
-  change (a web request, a bot or timer move on a Celery worker, the sweeper):
-  on PostgreSQL from ``LISTEN uno_live``, which a trigger on the games table feeds with
+  change (a web request, a bot or timer move on a Celery worker, the sweeper), as
+  ``LIVE_FANOUT`` says: with ``redis`` (the default when ``REDIS_URL`` is set) from the
+  Redis channels of what this process's subscribers watch, on which writers publish
+  after their commit (``config.fanout``; :meth:`Hub._listen_redis`); with ``postgres``
+  from ``LISTEN uno_live``, which a trigger on the games table feeds with
   the game's id at every commit that inserts, updates or deletes its row (migration
   0007: delivered at the commit, never for a rolled-back transaction, and across every
   process and node using the database); on SQLite (the embedded default) from the
@@ -33,9 +36,11 @@ import asyncio
 import json
 import logging
 import os
+import socket
 import sqlite3
 import threading
 import time
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -45,6 +50,7 @@ from django.conf import settings
 from django.db import close_old_connections, connection
 from rest_framework.utils.encoders import JSONEncoder
 
+from config import fanout
 from config.problems import ApiError
 
 from games import obligations, selectors
@@ -88,6 +94,16 @@ def sqlite_check_seconds() -> float:
     return float(getattr(settings, "LIVE_SQLITE_CHECK_SECONDS", 0.1))
 
 
+def catchup_seconds() -> float:
+    """With redis fan-out: how often the hub compares everything of interest with the
+    database, whatever it heard (a publish lost with Redis is caught up by then)."""
+    return float(getattr(settings, "LIVE_CATCHUP_SECONDS", 5.0))
+
+
+def lease_seconds() -> float:
+    return float(getattr(settings, "LIVE_STREAM_LEASE_SECONDS", 30.0))
+
+
 def _json(data: Any) -> str:
     return json.dumps(data, cls=JSONEncoder, separators=(",", ":"))
 
@@ -119,6 +135,8 @@ class _Subscription:
         #: its response was dropped unsent (a client gone before its stream began): the
         #: hub removes it (:meth:`Hub.abandon`)
         self.abandoned = False
+        #: its lease among its player's streams across processes (:class:`Leases`), if any
+        self.lease: str | None = None
 
     def push(self, frames: Iterable[bytes]) -> None:
         """Hand ``frames`` to the subscriber (from the processor thread)."""
@@ -190,8 +208,9 @@ def _beat(loop: asyncio.AbstractEventLoop) -> None:
 
 
 class TooManyStreams(Exception):
-    """A player already holds the most streams (game streams and feeds) one process
-    serves them (``LIVE_MAX_STREAMS_PER_PLAYER``)."""
+    """A player already holds the most streams (game streams and feeds) they may hold
+    (``LIVE_MAX_STREAMS_PER_PLAYER``: across processes with redis fan-out, :class:`Leases`;
+    else in this process)."""
 
     def __init__(self, limit: int) -> None:
         super().__init__(limit)
@@ -274,6 +293,10 @@ class Hub:
         self._notices_new = False
         #: when the players of the open streams and feeds were last marked seen (presence)
         self._presence_at = time.monotonic()
+        #: redis fan-out: changes when the channels to subscribe to may have (:meth:`_wanted`),
+        #: and when everything of interest was last compared with the database
+        self._channels_gen = 0
+        self._caught_up_at = time.monotonic()
 
     # ---- subscribing (any thread; an event loop's, mostly) ----------------------------
     def _count_in(self, sub: GameStream | Feed, limit: int | None) -> None:
@@ -282,7 +305,7 @@ class Hub:
         for gone in [s for s in self._open.get(sub.player_id, ()) if s.abandoned]:
             self._remove(gone)  # (which drops the player's set once it is empty)
         held = self._open[sub.player_id]
-        if limit is not None and len(held) >= limit:
+        if limit is not None and sub.lease is None and len(held) >= limit:  # (a lease: counted in Redis)
             raise TooManyStreams(limit)
         held.add(sub)
 
@@ -297,10 +320,14 @@ class Hub:
         self._reap = True
 
     def subscribe_game(self, game_id: int, player_id: int, last: int | None,
-                       limit: int | None = None, token_id: int | None = None) -> GameStream:
+                       limit: int | None = None, token_id: int | None = None,
+                       lease: str | None = None) -> GameStream:
         """A stream of ``game_id`` for ``player_id``; :class:`TooManyStreams` when the
-        player already holds ``limit`` streams in this process."""
+        player already holds ``limit`` streams in this process (unless ``lease``: the
+        stream was counted across processes, :meth:`Leases.acquire`, and its lease is
+        given back when it ends)."""
         sub = GameStream(asyncio.get_running_loop(), game_id, player_id, last, token_id)
+        sub.lease = lease
         with self._lock:
             self._count_in(sub, limit)
             self._streams[game_id].add(sub)
@@ -308,9 +335,11 @@ class Hub:
         self._kick()
         return sub
 
-    def subscribe_player(self, player_id: int, limit: int | None = None, token_id: int | None = None) -> Feed:
-        """``player_id``'s feed (:class:`TooManyStreams` as for a game's stream)."""
+    def subscribe_player(self, player_id: int, limit: int | None = None, token_id: int | None = None,
+                         lease: str | None = None) -> Feed:
+        """``player_id``'s feed (:class:`TooManyStreams` and ``lease`` as for a game's stream)."""
         sub = Feed(asyncio.get_running_loop(), player_id, token_id)
+        sub.lease = lease
         with self._lock:
             self._count_in(sub, limit)
             self._feeds[player_id].add(sub)
@@ -350,6 +379,10 @@ class Hub:
                     del self._open[sub.player_id]
         if isinstance(sub, _Subscription):
             sub.closed = True
+            if sub.lease is not None:
+                leases().release(sub.player_id, sub.lease)
+                sub.lease = None
+        self._channels_gen += 1
         if not (self._streams or self._feeds or self._waiters):
             self._interest.clear()
             self._followed.clear()
@@ -366,6 +399,7 @@ class Hub:
             }
 
     def _kick(self, wake: bool = True) -> None:
+        self._channels_gen += 1
         self._interest.set()
         self._start()
         if wake:
@@ -379,7 +413,8 @@ class Hub:
                 return
             self._started = True
         threading.Thread(target=self._process_forever, name="live-processor", daemon=True).start()
-        listen = self._listen_postgresql if connection.vendor == "postgresql" else self._listen_sqlite
+        listen = {"redis": self._listen_redis, "postgres": self._listen_postgresql,
+                  "sqlite": self._listen_sqlite}[settings.LIVE_FANOUT]
         threading.Thread(target=listen, name="live-listener", daemon=True).start()
 
     # ---- what the listener says ---------------------------------------------------
@@ -427,6 +462,91 @@ class Hub:
                 time.sleep(pause)
                 pause = min(pause * 2, 5.0)
 
+    def _wanted(self) -> set[str]:
+        """The channels of what this process's subscribers watch: the games of its streams
+        and long-polls, its feeds' players and the games they follow (none: nothing)."""
+        with self._lock:
+            games = set(self._streams) | set(self._waiters) | set(self._followed)
+            players = set(self._feeds)
+        if not (games or players):
+            return set()
+        return ({fanout.ALL} | {fanout.game_channel(g) for g in games}
+                | {fanout.player_channel(p) for p in players})
+
+    def _listen_redis(self) -> None:
+        """Redis fan-out (``config.fanout``): subscribe to the channels of what the
+        subscribers watch, and only to those, as they come and go.  Once a channel's
+        subscription is confirmed, what it names is read again (a commit published
+        before it was missed); once a connection's first is (a new connection: at the
+        start, or after losing Redis), everything of interest is (:meth:`changed` with
+        None): so no move is missed, and none is sent twice (what is sent is read by
+        version)."""
+        pause = 0.5
+        while True:
+            self._interest.wait()
+            pubsub = None
+            try:
+                pubsub = fanout.client(health_check_interval=10).pubsub()
+                subscribed: set[str] = set()
+                confirmed: set[str] = set()
+                gen = None
+                while True:
+                    if gen != self._channels_gen:
+                        gen = self._channels_gen
+                        wanted = self._wanted()
+                        if wanted - subscribed:
+                            pubsub.subscribe(*sorted(wanted - subscribed))
+                        if subscribed - wanted:
+                            pubsub.unsubscribe(*sorted(subscribed - wanted))
+                        subscribed = wanted
+                        if not subscribed:
+                            break  # nobody watches anything: the connection closes
+                    message = pubsub.get_message(timeout=0.05)
+                    while message is not None:
+                        pause = 0.5
+                        self._heard(message, confirmed)
+                        message = pubsub.get_message(timeout=0)
+            except Exception:
+                log.warning("live: listening on Redis failed; again in %.1f s", pause, exc_info=True)
+                time.sleep(pause)
+                pause = min(pause * 2, 5.0)
+            finally:
+                if pubsub is not None:
+                    try:
+                        pubsub.close()
+                    except Exception:
+                        pass
+
+    def _heard(self, message: dict, confirmed: set[str]) -> None:
+        kind = message.get("type")
+        channel = message.get("channel")
+        channel = channel.decode() if isinstance(channel, bytes) else str(channel)
+        if kind == "subscribe":
+            if not confirmed or channel in confirmed:  # a new connection (or resubscribed)
+                self.changed(None)
+                self.noticed()
+            elif channel.startswith(fanout.PREFIX + "g:"):
+                self.changed([int(channel.rsplit(":", 1)[1])])
+            elif channel.startswith(fanout.PREFIX + "p:"):
+                self.changed(None)  # the player's games, and their notices
+                self.noticed()
+            confirmed.add(channel)
+        elif kind == "unsubscribe":
+            confirmed.discard(channel)
+        elif kind == "message":
+            data = message.get("data")
+            data = data.decode() if isinstance(data, bytes) else str(data)
+            if data == fanout.NOTICE:
+                self.noticed()
+            elif data == fanout.EVERYTHING:
+                self.changed(None)
+                self.noticed()
+            else:
+                try:
+                    self.changed([int(data)])
+                except ValueError:
+                    pass
+
     def _listen_sqlite(self) -> None:
         path = str(connection.settings_dict["NAME"])
         db: sqlite3.Connection | None = None
@@ -452,6 +572,10 @@ class Hub:
             # (:meth:`_end_revoked`)
             self._wake.wait(credentials_check_seconds() if self._interest.is_set() else None)
             self._wake.clear()
+            if settings.LIVE_FANOUT == "redis" and time.monotonic() - self._caught_up_at >= catchup_seconds():
+                self._caught_up_at = time.monotonic()
+                self.changed(None)  # (whatever a writer could not publish)
+                self.noticed()
             try:
                 self._process()
             except Exception:
@@ -565,6 +689,7 @@ class Hub:
                 w.resolve()
             self._followed.pop(game_id, None)
             self._stamps.pop(game_id, None)
+            self._channels_gen += 1
             return
         self._stamps[game_id] = (game.version, game.updated_at)
         for w in waiters:
@@ -689,7 +814,9 @@ class Hub:
                 game = selectors.get_game(game_id)
             except ApiError:  # deleted meanwhile
                 continue
-            self._followed.setdefault(game_id, _seen(game))
+            if game_id not in self._followed:
+                self._followed[game_id] = _seen(game)
+                self._channels_gen += 1
             seat = selectors.viewer_seat(game.seat_list, _Viewer(feed.player_id))
             frames += _your_turns(game, seat, since=None)
         feed.push(frames)
@@ -701,6 +828,8 @@ class Hub:
             self._followed.pop(game.pk, None)  # nothing more to tell of it
         else:
             self._followed[game.pk] = now
+        if (before is None) != (game.status == GameStatus.FINISHED):
+            self._channels_gen += 1  # followed from now on, or no more
         if before is None:  # a game a feed's player just created or joined: nothing to tell,
             # unless this very change started it
             before = _Seen(0, GameStatus.WAITING, now.seats) if game.version == 1 else now
@@ -741,6 +870,123 @@ def _your_turns(game: Game, seat: int | None, since: int | None) -> list[bytes]:
         for o in obligations.current(game, game.seat_list)
         if o.seat == seat and (since is None or o.since > since)
     ]
+
+
+# --------------------------------------------------------------------------------------
+# Streams per player across processes (redis fan-out)
+# --------------------------------------------------------------------------------------
+#: a player's streams, in Redis: lease id -> when it lapses (Redis's clock, seconds)
+LEASES_KEY = "uno:live:streams:{}"
+#: take a lease unless the player holds ``limit`` unexpired ones (ARGV: limit, lease, lease seconds)
+_ACQUIRE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[2])
+redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[3])) + 1)
+return 1
+"""
+#: renew the leases ARGV[2..] of one player for ARGV[1] seconds (written again if Redis lost
+#: them: restarted empty)
+_RENEW = """
+local t = redis.call('TIME')
+local until_ = tonumber(t[1]) + tonumber(t[2]) / 1000000 + tonumber(ARGV[1])
+for i = 2, #ARGV do redis.call('ZADD', KEYS[1], until_, ARGV[i]) end
+redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[1])) + 1)
+return 1
+"""
+
+
+class Leases:
+    """The streams (game streams and feeds) each player holds, counted across every web
+    process in Redis (with redis fan-out): a sorted set per player of lease ids scored
+    by when each lapses, by Redis's clock.  A stream takes a lease when it opens
+    (:meth:`acquire`, refused at ``LIVE_MAX_STREAMS_PER_PLAYER``) and gives it back when
+    it ends (:meth:`release`); a thread renews this process's leases every third of
+    ``LIVE_STREAM_LEASE_SECONDS``, so that a process that dies holds its players'
+    streams no longer than that.  When Redis cannot be reached, a stream takes no lease
+    and this process counts it alone (as without Redis)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[str, int] = {}  # lease -> player
+        self._released: list[tuple[int, str]] = []
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pid = os.getpid()
+        self._scripts: tuple[Any, Any] | None = None
+
+    def _script(self, which: int):
+        if self._scripts is None:
+            redis = fanout.client()
+            self._scripts = (redis.register_script(_ACQUIRE), redis.register_script(_RENEW))
+        return self._scripts[which]
+
+    def acquire(self, player_id: int, limit: int) -> str | None:
+        """A lease among ``player_id``'s streams (:class:`TooManyStreams` if they hold
+        ``limit``); None without redis fan-out or when Redis fails (then this process
+        counts the stream: :meth:`Hub._count_in`).  Blocking: call it off the event loop."""
+        if not fanout.enabled():
+            return None
+        import redis
+
+        lease = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}"
+        try:
+            taken = self._script(0)(keys=[LEASES_KEY.format(player_id)], args=[limit, lease, lease_seconds()])
+        except redis.RedisError:
+            log.warning("live: counting a stream in Redis failed; counted in this process only", exc_info=True)
+            return None
+        if not taken:
+            raise TooManyStreams(limit)
+        with self._lock:
+            self._held[lease] = player_id
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._renew_forever, name="live-leases", daemon=True)
+                self._thread.start()
+        return lease
+
+    def release(self, player_id: int, lease: str) -> None:
+        """Give ``lease`` back (any thread; without waiting for Redis)."""
+        with self._lock:
+            self._held.pop(lease, None)
+            self._released.append((player_id, lease))
+        self._wake.set()
+
+    def _renew_forever(self) -> None:
+        while True:
+            self._wake.wait(lease_seconds() / 3)
+            self._wake.clear()
+            with self._lock:
+                released, self._released = self._released, []
+                held: dict[int, list[str]] = defaultdict(list)
+                for lease, player_id in self._held.items():
+                    held[player_id].append(lease)
+            try:
+                pipe = fanout.client().pipeline(transaction=False)
+                for player_id, lease in released:
+                    pipe.zrem(LEASES_KEY.format(player_id), lease)
+                for player_id, mine in held.items():
+                    self._script(1)(keys=[LEASES_KEY.format(player_id)], args=[lease_seconds(), *mine], client=pipe)
+                pipe.execute()
+            except Exception:
+                log.warning("live: renewing or giving back stream leases in Redis failed", exc_info=True)
+                with self._lock:  # given back at the next try (or they lapse)
+                    self._released = released + self._released
+                time.sleep(1.0)
+
+
+_leases: Leases | None = None
+
+
+def leases() -> Leases:
+    """This process's leases (a forked process gets its own)."""
+    global _leases
+    if _leases is None or _leases._pid != os.getpid():
+        with _hub_lock:
+            if _leases is None or _leases._pid != os.getpid():
+                _leases = Leases()
+    return _leases
 
 
 _hub: Hub | None = None

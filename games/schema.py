@@ -422,7 +422,8 @@ def live_events_hook(result: dict, generator: Any, request: Any, public: bool) -
     if "429" in errors:
         errors["429"]["description"] = (
             "`too_many_streams` (and its `limit`): the caller already holds that many streams, game streams "
-            "and feeds together, on this web process (`LIVE_MAX_STREAMS_PER_PLAYER`, 20 by default); or "
+            "and feeds together (`LIVE_MAX_STREAMS_PER_PLAYER`, 20 by default: across every web process of a "
+            "server running with Redis, else on this web process); or "
             "`throttled`. Retry after `Retry-After` seconds, or close a stream first.")
     game_id = next(p for p in moves["parameters"] if p["name"] == "game_id")
     result["paths"]["/api/v1/games/{game_id}/events"] = {"get": _stream_operation(

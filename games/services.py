@@ -24,6 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 from rest_framework.utils.encoders import JSONEncoder
 
+from config import fanout
 from config.problems import ApiError
 from games import engine, obligations, selectors, signals
 from games.engine import EngineError, InvalidOptions
@@ -167,6 +168,7 @@ def create_game(
         )
         Seat.objects.create(game=game, seat=0, player=creator)
         Seat.objects.bulk_create(Seat(game=game, seat=i + 1, bot_level=b["level"]) for i, b in enumerate(bots))
+        fanout.seats_written([(game.pk, None)])
         _start_if_full(game, 1 + len(bots))
     return game
 
@@ -273,10 +275,11 @@ def create_table(
         for player in humans:  # (after the game's row, as join_game: always in that order)
             _check_share(player, creating=player is creator,
                          bots=sum(isinstance(s, Mapping) for s in seats) if player is creator else 0)
-        Seat.objects.bulk_create(
+        created = Seat.objects.bulk_create(
             Seat(game=game, seat=i, bot_level=s["level"]) if isinstance(s, Mapping) else Seat(game=game, seat=i, player=s)
             for i, s in enumerate(seats)
         )
+        fanout.seats_written((game.pk, s.player_id) for s in created)
         _start(game, creator)
     return game
 
@@ -286,6 +289,7 @@ def touch(game_id: int) -> None:
     caller's transaction: its ``ETag`` changes, and its open streams get a ``game``
     event with the new view (the live hub), e.g. when a member another app adds to
     its view changed (``selectors.register_view_field``: a rematch offer)."""
+    fanout.games_written([game_id])
     Game.objects.filter(pk=game_id).update(updated_at=timezone.now())
 
 
@@ -311,6 +315,7 @@ def _start(game: Game, player) -> None:
     # Seats are numbered 0..n-1 in the order they were taken.
     for i, s in enumerate(seats):
         if s.seat != i:
+            fanout.seats_written([(game.pk, s.player_id)])
             Seat.objects.filter(pk=s.pk).update(seat=i)
     events: list[dict] = []
     try:
@@ -354,6 +359,7 @@ def act(
         seat_row.timeouts, seat_row.autopilot = 0, False  # the loaded seat the answer shows
         events = apply_and_record(game, state, seat_row.seat, action, MoveBy.PLAYER, player)
         if back:
+            fanout.seats_written([(game.pk, seat_row.player_id)])
             Seat.objects.filter(pk=seat_row.pk).update(timeouts=0, autopilot=False)
     return game, seat_row.seat, events
 
@@ -542,24 +548,27 @@ def _end_rounds(ended: dict[tuple[int, int], RoundEnd]) -> None:
     Score.objects.bulk_create(scores)
 
 
-def insert_rows(rows: Sequence[models.Model]) -> None:
+def insert_rows(rows: Sequence[models.Model], ignore_conflicts: bool = False) -> None:
     """Insert ``rows`` (new instances of one model) as ``bulk_create`` does: every
     field but the automatic primary key, as ``save`` would write it (``pre_save``:
     ``auto_now_add``), as many rows per statement as the backend takes parameters; the
     new primary keys are set on the rows where the backend returns them (inside the
-    caller's transaction).  Its statement is built once per model, row count and
+    caller's transaction).  ``ignore_conflicts``: a row that would break a unique
+    constraint is left out (``ON CONFLICT DO NOTHING``, as ``bulk_create(...,
+    ignore_conflicts=True)``), and no primary key is set.  Its statement is built once per model, row count and
     backend (:func:`_insert_sql`), where ``bulk_create`` builds it through the ORM every
     time, and it runs prepared on PostgreSQL (``selectors.sql_cursor``): README, "where
     a move's time goes"."""
     if not rows:
         return
     model = type(rows[0])
+    _name_for_fanout(model, rows)
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
-    returning = connection.features.can_return_rows_from_bulk_insert  # (as _insert_sql)
+    returning = connection.features.can_return_rows_from_bulk_insert and not ignore_conflicts  # (as _insert_sql)
     with selectors.sql_cursor() as cursor:
         for chunk in _chunks(rows, len(fields)):
             cursor.execute(
-                _insert_sql(model, len(chunk)),
+                _insert_sql(model, len(chunk), ignore_conflicts),
                 [f.get_db_prep_save(f.pre_save(row, True), connection) for row in chunk for f in fields],
             )
             if returning:
@@ -584,6 +593,7 @@ def update_rows(rows: Sequence[models.Model], fields: Sequence[str]) -> None:
     if not rows:
         return
     model = type(rows[0])
+    _name_for_fanout(model, rows)
     columns = [model._meta.pk, *(model._meta.get_field(name) for name in fields)]
     with selectors.sql_cursor() as cursor:
         for chunk in _chunks(rows, len(columns)):
@@ -597,6 +607,15 @@ def update_rows(rows: Sequence[models.Model], fields: Sequence[str]) -> None:
             )
 
 
+def _name_for_fanout(model: type[models.Model], rows: Sequence[models.Model]) -> None:
+    """Name the games (and seats' players) ``rows`` write, for the live fan-out
+    (``config.fanout``: published after the commit)."""
+    if model is Game:
+        fanout.games_written(r.pk for r in rows)
+    elif model is Seat:
+        fanout.seats_written((r.game_id, r.player_id) for r in rows)
+
+
 def _chunks(rows: Sequence[models.Model], width: int) -> list[Sequence[models.Model]]:
     """``rows`` cut into the most that one statement may take with ``width``
     parameters each (the backend's ``max_query_params``)."""
@@ -605,13 +624,15 @@ def _chunks(rows: Sequence[models.Model], width: int) -> list[Sequence[models.Mo
 
 
 @selectors.per_backend
-def _insert_sql(model: type[models.Model], count: int) -> str:
+def _insert_sql(model: type[models.Model], count: int, ignore_conflicts: bool = False) -> str:
     """The INSERT of :func:`insert_rows` for ``count`` rows."""
     quote = connection.ops.quote_name
     fields = [f for f in model._meta.concrete_fields if f is not model._meta.pk]
     row_sql = f"({', '.join(['%s'] * len(fields))})"
     sql = (f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
            f" VALUES {', '.join([row_sql] * count)}")
+    if ignore_conflicts:  # (PostgreSQL and SQLite 3.24+ alike)
+        return sql + " ON CONFLICT DO NOTHING"
     if connection.features.can_return_rows_from_bulk_insert:
         sql += f" RETURNING {quote(model._meta.pk.column)}"
     return sql

@@ -141,6 +141,21 @@ def _stream_limit() -> int:
     return settings.LIVE_MAX_STREAMS_PER_PLAYER
 
 
+async def _subscribe(subscribe, player_id: int, *args, **kwargs):
+    """``subscribe(..., limit, ..., lease=)`` of the hub for ``player_id``: with redis
+    fan-out, the stream first takes a lease among the player's streams across every web
+    process (``live.Leases``; :class:`live.TooManyStreams` when they hold the most),
+    given back when it ends; without, the hub counts it in this process."""
+    limit = _stream_limit()
+    lease = await sync_to_async(live.leases().acquire, thread_sensitive=False)(player_id, limit)
+    try:
+        return subscribe(*args, limit=limit, lease=lease, **kwargs)
+    except BaseException:
+        if lease is not None:
+            live.leases().release(player_id, lease)
+        raise
+
+
 def too_many_streams(exc: live.TooManyStreams) -> ApiError:
     return ApiError(
         429, "too_many_streams",
@@ -199,7 +214,7 @@ async def game_events(request: HttpRequest, game_id: int) -> HttpResponseBase:
         after = _resume_point(request)
         if await sync_to_async(_version_of)(game_id) is None:
             raise ApiError(404, "not_found", "Not found.")
-        sub = live.hub().subscribe_game(game_id, player.pk, after, _stream_limit(), token_id=token.pk)
+        sub = await _subscribe(live.hub().subscribe_game, player.pk, game_id, player.pk, after, token_id=token.pk)
     except live.TooManyStreams as exc:
         return problem(too_many_streams(exc))
     except ApiError as exc:
@@ -212,7 +227,7 @@ async def player_events(request: HttpRequest) -> HttpResponseBase:
     try:
         only_get(request)
         player, token = await sync_to_async(authenticate)(request)
-        sub = live.hub().subscribe_player(player.pk, _stream_limit(), token_id=token.pk)
+        sub = await _subscribe(live.hub().subscribe_player, player.pk, player.pk, token_id=token.pk)
     except live.TooManyStreams as exc:
         return problem(too_many_streams(exc))
     except ApiError as exc:

@@ -10,8 +10,10 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config import db_router
 from config.problems import PROBLEM_CONTENT_TYPE, ApiError, problem_responses
-from games import away, rulesets, selectors, services, streams
+from games import away, engine, rulesets, selectors, services, streams
+from games.models import GameStatus
 from games.pagination import AFTER, LIMIT, MOST_URGENT, NEWEST, GamePagination, int_param
 from games.serializers import (
     ActionConflictSerializer,
@@ -99,10 +101,17 @@ class GamesView(APIView):
             raise ApiError(400, "invalid", "status must be waiting, active or finished",
                            fields={"status": ["waiting, active or finished"]})
         my_turn = _bool_param(request, "my_turn")
-        qs = selectors.list_games(request.user, status=status, mine=_bool_param(request, "mine"), my_turn=my_turn)
-        paginator = GamePagination(MOST_URGENT if my_turn else NEWEST)
-        page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response([selectors.game_summary(g, request.user) for g in page])
+        mine = _bool_param(request, "mine")
+
+        def listed():
+            qs = selectors.list_games(request.user, status=status, mine=mine, my_turn=my_turn)
+            paginator = GamePagination(MOST_URGENT if my_turn else NEWEST)
+            page = paginator.paginate_queryset(qs, request, view=self)
+            return paginator.get_paginated_response([selectors.game_summary(g, request.user) for g in page])
+
+        # a list may lag (the read replica's, config/db_router.py), except the games waiting
+        # for the caller's decision: what they poll to play
+        return listed() if my_turn else db_router.on_replica(listed, request.user)
 
     @extend_schema(
         operation_id="games_create",
@@ -372,6 +381,18 @@ class ActionsView(APIView):
         return Response(payload, status=status)
 
 
+def _finished_moves(game, seat: int | None, after: int, limit: int, user) -> list[dict]:
+    """``selectors.moves_for_viewer``: a finished game's moves no longer change, so they
+    are read from the replica (config/db_router.py) when it has every one asked for
+    (seqs 1 to the game's version, as the primary's row says); else from the primary."""
+    if game.status != GameStatus.FINISHED:
+        return selectors.moves_for_viewer(game, seat, after, limit)
+    moves = db_router.on_replica(lambda: selectors.moves_for_viewer(game, seat, after, limit), user)
+    if len(moves) != max(0, min(limit, game.version - after)):
+        moves = selectors.moves_for_viewer(game, seat, after, limit)  # the replica is behind the game's end
+    return moves
+
+
 class MovesView(APIView):
     @extend_schema(
         operation_id="games_moves",
@@ -390,7 +411,7 @@ class MovesView(APIView):
         seat = selectors.viewer_seat(game.seat_list, request.user)
         after = int_param(request, "after", 0, 0, 2**31 - 1)
         limit = int_param(request, "limit", 100, 1, MOVES_PAGE_MAX)
-        moves = selectors.moves_for_viewer(game, seat, after, limit + 1)
+        moves = _finished_moves(game, seat, after, limit + 1, request.user)
         more = len(moves) > limit
         moves = moves[:limit]
         cursor = moves[-1]["seq"] if more else None
@@ -408,7 +429,14 @@ class ScoresView(APIView):
         responses={200: ScoresSerializer, **problem_responses(401, 404, 429)},
     )
     def get(self, request, game_id: int):
-        return Response(selectors.score_table(selectors.get_game(game_id)))
+        game = selectors.get_game(game_id)
+        if game.status != GameStatus.FINISHED or engine.PRESETS[game.ruleset].family == "decktet":
+            return Response(selectors.score_table(game))  # (Decktet-Uno's scores come from its moves)
+        # a finished game's rounds no longer change: the replica's, if it has them all
+        table = db_router.on_replica(lambda: selectors.score_table(game), request.user)
+        if len(table["rounds"]) != game.round:
+            table = selectors.score_table(game)  # the replica is behind the game's end
+        return Response(table)
 
 
 AWAY_DESCRIPTION = (

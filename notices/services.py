@@ -9,6 +9,7 @@ from typing import Any
 from celery import current_app
 from django.db import transaction
 
+from config import fanout
 from notices.models import Audience, Notice
 from players.models import Webhook
 
@@ -39,6 +40,7 @@ def to_player(player_id: int, kind: str, data: dict[str, Any], *, webhook: bool 
     """A ``kind`` event on ``player_id``'s feed (``data``: its JSON body; the hub adds
     nothing to it but ``notice``, the notice's id).  ``webhook``: also POSTed to the
     player's webhook, if they have one, once the transaction commits (``notices.tasks``)."""
+    fanout.notices_written([(None, player_id)])  # (the live hubs wake after the commit)
     notice = Notice.objects.create(audience=Audience.PLAYER, player_id=player_id, kind=kind, data=data)
     _written([notice])
     if webhook:
@@ -49,8 +51,10 @@ def to_player(player_id: int, kind: str, data: dict[str, Any], *, webhook: bool 
 def to_players(player_ids, kind: str, data: dict[str, Any], *, webhook: bool = False) -> list[Notice]:
     """The same event on each of ``player_ids``' feeds (one row each); ``webhook`` as
     :func:`to_player`'s."""
+    ids = sorted(set(player_ids))
+    fanout.notices_written((None, p) for p in ids)
     notices = Notice.objects.bulk_create(
-        [Notice(audience=Audience.PLAYER, player_id=p, kind=kind, data=data) for p in sorted(set(player_ids))]
+        [Notice(audience=Audience.PLAYER, player_id=p, kind=kind, data=data) for p in ids]
     )
     _written(notices)
     if webhook:
@@ -83,4 +87,5 @@ def to_game(game_id: int, kind: str, data: dict[str, Any], audience: str = Audie
     (the id itself is never sent)."""
     if audience == Audience.PLAYER:
         raise ValueError("a game's notice is for its players, its spectators or everyone")
+    fanout.notices_written([(game_id, None)])
     return Notice.objects.create(audience=audience, game_id=game_id, kind=kind, data=data, author_id=author_id)

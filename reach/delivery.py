@@ -309,7 +309,7 @@ def _deliver(player_id: int, now: datetime) -> int:
     email = prefs.email if prefs.email and prefs.email_verified else None
     push = _push()
     subs = list(PushSubscription.objects.filter(player_id=player_id).order_by("id")) if push else []
-    platforms = set(push.platforms()) if push else set()
+    platforms = set(push.offered()[0]) if push else set()
     subs = [s for s in subs if s.platform in platforms]
     marks = (["email"] if email else []) + [f"push:{s.pk}" for s in subs]
 

@@ -87,7 +87,10 @@ class Message(models.Model):
     ``reach.delivery``, in ``due_at`` order per player and channel."""
 
     id = models.BigAutoField(primary_key=True)
-    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    #: (no index of its own: the unique (player, key) and the (player, due_at, id) index
+    #: lead with it, and each index is one more write of every move that writes a message)
+    player = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+",
+                               db_index=False)
     kind = models.CharField(max_length=16)
     #: the deduplication key: kind, game, seat, decision, when it began to be owed...
     key = models.CharField(max_length=200)

@@ -37,6 +37,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import obligations, rulesets
+from games import services as games
 from games.models import Game, GameStatus, MoveBy, Seat
 from reach.models import Message
 
@@ -225,7 +226,7 @@ def write(rows: list[Message]) -> None:
     and queue a delivery task after the commit for each player's rows due at once (one
     task), and each due time within ``UNO_REACH_FAST_PATH_SECONDS`` (0 by default: none;
     the sweeper queues a task for each message before it comes due)."""
-    Message.objects.bulk_create(rows, ignore_conflicts=True)
+    games.insert_rows(rows, ignore_conflicts=True)  # (the move path's prepared INSERT)
     now = timezone.now()
     soon: dict[int, set[datetime]] = {}
     horizon = now + timedelta(seconds=setting("UNO_REACH_FAST_PATH_SECONDS"))

@@ -189,6 +189,26 @@ def platforms() -> list[str]:
     return out
 
 
+def offered() -> tuple[list[str], str | None]:
+    """``(platforms(), webpush_public_key())`` for the API and the delivery, which must go
+    on when the push configuration is broken (a process started without the system check
+    that ``migrate`` runs, e.g. a worker): the platform that cannot be configured is left
+    out, and its error logged, instead of failing every request and every delivery."""
+    out: list[str] = []
+    key = None
+    for platform, on in ((WEBPUSH, _webpush_config), (FCM, _fcm_on), (APNS, _apns_config)):
+        try:
+            conf = on()
+        except ImproperlyConfigured as exc:
+            log.error("push to %s is off: %s", platform, exc)
+            continue
+        if conf:
+            out.append(platform)
+            if platform == WEBPUSH:
+                key = conf[1]
+    return out, key
+
+
 def webpush_public_key() -> str | None:
     """The VAPID application server key (URL-safe base64, no padding), or None when Web
     Push is off."""

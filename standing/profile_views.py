@@ -14,6 +14,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.db_router import lagging_reads
 from config.problems import ApiError, problem_responses
 from games import engine
 from games.models import GameStatus
@@ -105,6 +106,7 @@ class PlayerProfileView(APIView):
             (401, "`authentication_failed`: a bad token (the endpoint needs none)"),
             (404, "`not_found`: no such player or bot level"), 429)},
     )
+    @lagging_reads  # (a read replica's, config/db_router.py)
     def get(self, request, username: str):
         subject = selectors.subject_named(username, request.user, me=False)
         return Response(selectors.profile(subject, request.user))
@@ -141,6 +143,7 @@ class PlayerGamesView(APIView):
              "that name), `since` / `until` (not ISO 8601, or `since` after `until`), `limit` or `after`"),
             BAD_TOKEN, (404, "`not_found`: no such player or bot level"), 429)},
     )
+    @lagging_reads  # (a read replica's, config/db_router.py)
     def get(self, request, username: str):
         subject = selectors.subject_named(username, request.user)
         result = _choice(request, "result", RESULTS)
@@ -183,6 +186,7 @@ class RatingHistoryView(APIView):
             (404, "`not_found`: no such player or bot level, or no rating of theirs in this preset; "
              "`unknown_ruleset`"), 429)},
     )
+    @lagging_reads  # (a read replica's, config/db_router.py)
     def get(self, request, username: str, ruleset: str):
         subject = selectors.subject_named(username, request.user)
         if ruleset not in engine.PRESETS:

@@ -12,6 +12,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from config.db_router import lagging_reads
 from config.problems import ApiError, problem_responses
 from games import engine
 from games.pagination import int_param
@@ -92,6 +93,7 @@ class LeaderboardView(APIView):
             (401, "`not_authenticated`: `around=me` without credentials; `authentication_failed`: a bad token"),
             (404, "`unknown_ruleset` (the detail names the presets); `not_found`: `around` names nobody"), 429)},
     )
+    @lagging_reads  # (a read replica's, config/db_router.py)
     def get(self, request, ruleset: str):
         if ruleset not in engine.PRESETS:
             raise ApiError(404, "unknown_ruleset", f"no preset {ruleset!r}; known: {', '.join(engine.PRESETS)}")

@@ -2,6 +2,7 @@ import itertools
 import math
 import os
 import time
+from contextlib import ExitStack
 from functools import lru_cache
 
 import pytest
@@ -12,6 +13,7 @@ from rest_framework.test import APIClient
 from players import throttling
 from players.models import Player
 from players.tokens import token_issue
+from tests.pooler_support import pgbouncer_for_test_database
 from tests.postgres_speed import commit_without_waiting, delete_to_flush
 
 # No issued token or webhook secret in any log record of the run; and the shared fixtures
@@ -30,6 +32,11 @@ delete_to_flush()
 def django_db_setup(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         commit_without_waiting()
+    # DB_POOLER=transaction: the whole run through a real PgBouncer (tests/pooler_support.py)
+    with ExitStack() as pooled:
+        with django_db_blocker.unblock():
+            pooled.enter_context(pgbouncer_for_test_database())
+        yield  # (its end needs no database access: the connections closed, the settings back)
 
 
 # DRF reads throttle rates once, at import: tests change them on the class.

@@ -1,4 +1,5 @@
 import contextlib
+import json
 import threading
 from typing import Callable, Iterator
 
@@ -66,3 +67,11 @@ def at_once(work: Callable[[int], object], n: int, wait: float = 120) -> list:
     for t in threads:
         t.join(wait)
     return results
+
+
+def openapi_schema(client) -> dict:
+    """The OpenAPI schema as ``client`` reads it, as JSON (``/api/schema/?format=json``: the
+    same document as the default YAML, which pure-Python YAML took 1.7 s to read)."""
+    response = client.get("/api/schema/?format=json")
+    assert response.status_code == 200, response.content[:500]
+    return json.loads(response.content)

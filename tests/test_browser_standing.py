@@ -129,12 +129,12 @@ def test_a_rated_game_against_a_bot_shows_the_change_then_the_profile_and_the_le
     page.check("#create-rated")
     page.uncheck("#create-start-when-full")  # a table that waits for its creator's Start
     page.click("#create-options-box summary")
-    page.fill("#opt-target_score", "20")
+    page.fill("#opt-target_score", "1")  # the first round ends it (a quick game)
     page.click("#create-submit")
     page.wait_for_url(GAME_URL)
     gid = int(GAME_URL.search(page.url).group(1))
     game = api.get(f"/games/{gid}")
-    assert game["rated"] is True and game["options"]["target_score"] == 20
+    assert game["rated"] is True and game["options"]["target_score"] == 1
     page.wait_for_selector("#table[data-status=waiting] #game-rated")
     # the waiting seats link to the player's profile and the bot level's
     assert page.get_attribute(".waiting-seats li[data-seat='0'] a.player-link", "href") == f"#/player/{name}"

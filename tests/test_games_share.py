@@ -20,7 +20,7 @@ from tests.games_support import (
     game_url,
     start_table,
 )
-from tests.helpers import assert_json, assert_problem, at_once
+from tests.helpers import assert_json, assert_problem, at_once, openapi_schema
 
 
 def _rows() -> tuple[int, int]:
@@ -115,9 +115,7 @@ def test_a_limit_of_zero_is_no_limit(clients, settings):
 
 @pytest.mark.django_db
 def test_the_schema_documents_the_refusals(api):
-    import yaml
-
-    schema = yaml.safe_load(api.get("/api/schema/").content)
+    schema = openapi_schema(api)
     create = schema["paths"]["/api/v1/games"]["post"]["responses"]["409"]
     join = schema["paths"]["/api/v1/games/{game_id}/join"]["post"]["responses"]["409"]
     for response, codes in ((create, ("too_many_games", "too_many_waiting_games", "too_many_bots")),

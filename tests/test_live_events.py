@@ -1,6 +1,8 @@
 """Live events against the real web server (gunicorn as `make run` starts it): the game's
-event stream, the player's feed and the long-poll, on PostgreSQL (LISTEN/NOTIFY) and,
-marked ``concurrency``, again on the embedded default (SQLite's data_version).
+event stream, the player's feed and the long-poll, on PostgreSQL (with Redis fan-out when
+REDIS_URL is set, as `make test` runs it: ``LIVE_FANOUT``'s default; LISTEN/NOTIFY without;
+tests/test_live_fanout.py runs both across two web processes) and, marked ``concurrency``,
+again on the embedded default (SQLite's data_version).
 
 What each viewer receives is compared with what ``/moves`` and ``GET`` show that
 viewer: the same redaction, event for event."""

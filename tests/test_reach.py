@@ -248,13 +248,16 @@ def test_a_failing_hook_never_fails_the_move(clients, monkeypatch):
         reachable_by_email(c.player)
     start(gid, next(iter(by_id.values())))
     version = Game.objects.get(pk=gid).version
+    written = Message.objects.filter(game_id=gid).count()
 
     def broken(*args, **kwargs):
         raise RuntimeError("the outbox is broken")
 
     monkeypatch.setattr(outbox, "write", broken)
-    play_one(gid)
+    seat = true_state(gid).actor()  # one action (play_one may take two: a draw, then a play or a pass)
+    games.act(game_id=gid, player=player_at(gid, seat), action=turn_action(true_state(gid), seat))
     assert Game.objects.get(pk=gid).version == version + 1
+    assert Message.objects.filter(game_id=gid).count() == written
 
 
 # --------------------------------------------------------------------------------------

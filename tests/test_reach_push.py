@@ -111,6 +111,18 @@ def test_a_half_or_wrong_configuration_is_refused(settings, keys):
         push.platforms()
 
 
+def test_a_broken_push_configuration_at_run_time_leaves_the_rest_working(settings, keys, auth_client, caplog):
+    """A process that started without the system check (which ``migrate`` runs) and a bad
+    key: the settings still read (push left out, the error logged), email still goes."""
+    settings.UNO_VAPID_PRIVATE_KEY, settings.UNO_VAPID_SUBJECT = "not-a-key", SUBJECT
+    res = auth_client.get("/api/v1/players/me/notifications")
+    assert res.status_code == 200, res.content
+    assert res.json()["push"] == {"webpush_public_key": None, "platforms": []}
+    assert "UNO_VAPID_PRIVATE_KEY" in caplog.text
+    settings.UNO_VAPID_PRIVATE_KEY = keys[0]
+    assert push.offered() == (["webpush"], keys[1])
+
+
 def test_system_check_names_what_is_missing(settings, keys, tmp_path):
     from django.core import checks
 
