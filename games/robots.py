@@ -12,6 +12,7 @@ with one statement per table.
 from __future__ import annotations
 
 import logging
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -613,14 +614,15 @@ def _lease(budget: float) -> str | bool | None:
     database's one write lock serializes them already): a lease in the cache for the
     sweep's budget and a little more (a sweep killed midway frees it by then).  Two
     sweeps at once would be correct (``SKIP LOCKED``: disjoint batches) but each
-    slower, sharing the CPU and the overhead, so the other gives way.  The lease's
-    token; True: no lease needed, or the cache cannot be reached (sweep anyway); None:
-    another sweep holds it."""
+    slower, sharing the CPU and the overhead, so the other gives way.  It lasts the
+    budget rounded up and one second more: a sweep killed midway (its worker gone)
+    holds the timer back at most that long.  The lease's token; True: no lease needed,
+    or the cache cannot be reached (sweep anyway); None: another sweep holds it."""
     if connection.vendor == "sqlite":
         return True
     token = f"{time.monotonic()}:{_rng.random()}"
     try:
-        return token if cache.add(SWEEP_LEASE, token, timeout=int(budget) + 5) else None
+        return token if cache.add(SWEEP_LEASE, token, timeout=math.ceil(budget) + 1) else None
     except Exception:
         return True
 
