@@ -42,7 +42,7 @@ import threading
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -282,7 +282,6 @@ class Hub:
         self._wake = threading.Event()
         self._interest = threading.Event()  # set while anything is subscribed
         self._started = False
-        self._pid = os.getpid()
         #: open streams (game streams and feeds) per player id
         self._open: dict[int, set[GameStream | Feed]] = defaultdict(set)
         self._reap = False  # some subscription was abandoned
@@ -914,7 +913,6 @@ class Leases:
         self._released: list[tuple[int, str]] = []
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
-        self._pid = os.getpid()
         self._scripts: tuple[Any, Any] | None = None
 
     def _script(self, which: int):
@@ -976,28 +974,26 @@ class Leases:
                 time.sleep(1.0)
 
 
-_leases: Leases | None = None
+def _per_process(make: Callable[[], Any]) -> Callable[[], Any]:
+    """``make()``'s one instance in this process, made at the first call (a forked process
+    makes its own)."""
+    lock = threading.Lock()
+    made: dict[int, Any] = {}  # pid -> the instance
+
+    def get() -> Any:
+        pid = os.getpid()
+        found = made.get(pid)
+        if found is None:
+            with lock:
+                found = made.get(pid)
+                if found is None:
+                    made.clear()  # (the parent's, copied by a fork)
+                    found = made[pid] = make()
+        return found
+    return get
 
 
-def leases() -> Leases:
-    """This process's leases (a forked process gets its own)."""
-    global _leases
-    if _leases is None or _leases._pid != os.getpid():
-        with _hub_lock:
-            if _leases is None or _leases._pid != os.getpid():
-                _leases = Leases()
-    return _leases
-
-
-_hub: Hub | None = None
-_hub_lock = threading.Lock()
-
-
-def hub() -> Hub:
-    """This process's hub (a forked process gets its own)."""
-    global _hub
-    if _hub is None or _hub._pid != os.getpid():
-        with _hub_lock:
-            if _hub is None or _hub._pid != os.getpid():
-                _hub = Hub()
-    return _hub
+#: this process's leases (``leases() -> Leases``)
+leases: Callable[[], Leases] = _per_process(Leases)
+#: this process's hub (``hub() -> Hub``)
+hub: Callable[[], Hub] = _per_process(Hub)

@@ -246,3 +246,10 @@ def step(server, game_id: int, tokens: list[str]) -> int:
             assert status == 200, body
             return body["game"]["version"]
     raise AssertionError("nobody may act")
+
+
+def play_until(server, game_id: int, tokens: list[str], version: int, at_least: int) -> int:
+    """:func:`step` after step from ``version`` until the game is at ``at_least``; the new version."""
+    while version < at_least:
+        version = step(server, game_id, tokens)
+    return version

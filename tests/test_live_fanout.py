@@ -35,7 +35,7 @@ import redis
 from django.db import connection, transaction
 
 from tests.celery_helpers import child_pids, wait_for
-from tests.server_support import Gunicorn, call, free_port, register, step, two_player_game
+from tests.server_support import Gunicorn, call, free_port, play_until, register, step, two_player_game
 from tests.sse_support import open_stream
 
 pytestmark = [
@@ -146,8 +146,7 @@ def test_a_stream_on_one_process_receives_every_move_committed_through_the_other
         assert stream.status == 200, stream.body
         assert call(b, "POST", f"/api/v1/games/{game_id}/start", None, alice)[0] == 200
         version = 1
-        while version < 30:
-            version = step(b, game_id, [alice, bob])
+        version = play_until(b, game_id, [alice, bob], version, 30)
         got = moves_of(stream, version)
         assert got == list(range(2, version + 1)) or got == list(range(1, version + 1)), got
         # only the process whose subscriber watches the game listens to its channel
@@ -165,12 +164,11 @@ def test_no_move_is_missed_or_sent_twice_across_a_restart_of_redis(servers, priv
         assert stream.status == 200, stream.body
         assert call(b, "POST", f"/api/v1/games/{game_id}/start", None, alice)[0] == 200
         version = 1
-        while version < 10:
-            version = step(b, game_id, [alice, bob])
+        version = play_until(b, game_id, [alice, bob], version, 10)
         before = moves_of(stream, version)
         private_redis.stop()
-        while version < 20:  # committed while Redis is down: nothing is published
-            version = step(b, game_id, [alice, bob])
+        # committed while Redis is down: nothing is published
+        version = play_until(b, game_id, [alice, bob], version, 20)
         # a stream opens without Redis too (counted by its process alone)
         alone = open_stream(a.port, f"/api/v1/games/{game_id}/events?after={version}", alice)
         alone.close()
@@ -179,8 +177,7 @@ def test_no_move_is_missed_or_sent_twice_across_a_restart_of_redis(servers, priv
         # nothing more moves: what was committed meanwhile comes from the hub's catch-up
         # once it is subscribed again (the periodic catch-up is off: LIVE_CATCHUP_SECONDS)
         meanwhile = moves_of(stream, version)
-        while version < 30:
-            version = step(b, game_id, [alice, bob])
+        version = play_until(b, game_id, [alice, bob], version, 30)
         after = moves_of(stream, version)
         got = before + meanwhile + after
         assert got[0] in (1, 2) and got == list(range(got[0], version + 1)), got
@@ -376,8 +373,7 @@ def test_every_write_path_of_a_scenario_publishes_what_the_trigger_notifies(serv
         # the two-player game: started, moved, table talk, the seat left on autopilot
         assert call(b, "POST", f"/api/v1/games/{game_id}/start", None, alice)[0] == 200
         version = 1
-        while version < 6:
-            version = step(a, game_id, [alice, bob])
+        version = play_until(a, game_id, [alice, bob], version, 6)
         status, said, _ = call(a, "POST", f"/api/v1/games/{game_id}/chat", {"text": "good luck"}, alice)
         assert status in (200, 201), said
         assert call(b, "POST", f"/api/v1/games/{game_id}/leave", None, bob)[0] in (200, 204)
@@ -453,8 +449,7 @@ def test_what_no_writer_published_arrives_by_the_periodic_catch_up(servers, priv
         try:
             assert stream.status == 200, stream.body
             version = 1
-            while version < 8:
-                version = step(q, game_id, [alice, bob])
+            version = play_until(q, game_id, [alice, bob], version, 8)
             assert moves_of(stream, version) == list(range(2, version + 1))
         finally:
             stream.close()
