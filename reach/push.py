@@ -177,16 +177,13 @@ def _apns_config() -> dict | None:
     return conf
 
 
+#: each platform and its configuration's reader (falsy: off; ImproperlyConfigured: half set)
+_CONFIGS = ((WEBPUSH, _webpush_config), (FCM, _fcm_on), (APNS, _apns_config))
+
+
 def platforms() -> list[str]:
     """The platforms this server can push to, by its configuration."""
-    out = []
-    if _webpush_config() is not None:
-        out.append(WEBPUSH)
-    if _fcm_on():
-        out.append(FCM)
-    if _apns_config() is not None:
-        out.append(APNS)
-    return out
+    return [platform for platform, on in _CONFIGS if on()]
 
 
 def offered() -> tuple[list[str], str | None]:
@@ -196,7 +193,7 @@ def offered() -> tuple[list[str], str | None]:
     out, and its error logged, instead of failing every request and every delivery."""
     out: list[str] = []
     key = None
-    for platform, on in ((WEBPUSH, _webpush_config), (FCM, _fcm_on), (APNS, _apns_config)):
+    for platform, on in _CONFIGS:
         try:
             conf = on()
         except ImproperlyConfigured as exc:
