@@ -15,6 +15,7 @@ from players.models import Player
 from players.tokens import token_issue
 from tests.pooler_support import pgbouncer_for_test_database
 from tests.postgres_speed import commit_without_waiting, delete_to_flush
+from tests.server_support import ServerProcess
 
 # No issued token or webhook secret in any log record of the run; and the shared fixtures
 # (a real worker: ``worker``, ``redis_broker``; ``clients``; a module's ``gunicorn``; the
@@ -22,6 +23,19 @@ from tests.postgres_speed import commit_without_waiting, delete_to_flush
 # import of its own.
 pytest_plugins = ["tests.secret_leaks", "tests.server_support", "tests.celery_helpers", "tests.games_support",
                   "tests.browser_support"]
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used a server process (a module's ``server``, ``gunicorn``...)
+    shows the end of that server's output beside its traceback: what the server did
+    while the test waited, for a failure seen once on a loaded machine."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.when == "call":
+        for name, value in getattr(item, "funcargs", {}).items():
+            if isinstance(value, ServerProcess):
+                report.sections.append((f"the output of {name} (its end)", value.output()))
+
 
 # PostgreSQL: a transactional test's flush by DELETE, commits that do not wait for the disk
 # (tests/postgres_speed.py: nothing a test sees changes)

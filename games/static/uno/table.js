@@ -625,10 +625,10 @@ export async function viewGame(root, sc, id) {
     notices: STREAM_EVENTS,
     onNotice: hear((name, data) => (name === "rematch" ? rematchChanged(data) : chat.onNotice(name, data))),
   });
-  // a watchdog: a running game whose updates stopped coming for 20 s (a stream that stays open
-  // but says nothing) is read again, its missed moves too
+  // a watchdog: a waiting or running game whose updates stopped coming for 20 s (a stream that
+  // stays open but says nothing) is read again, its missed moves too
   const watchdog = setInterval(async () => {
-    if (state.game.status !== "active" || state.busy || Date.now() - heard < 20000) return;
+    if (state.game.status === "finished" || state.busy || Date.now() - heard < 20000) return;
     heard = Date.now();
     try {
       const { data: g } = await api("GET", `/api/v1/games/${id}`);
