@@ -103,6 +103,26 @@ def create_db(pg_url: str, name: str) -> None:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
 
 
+def print_storage(pg_url: str, name: str) -> None:
+    """What the bench database holds after the load: its largest tables (heap, indexes and
+    TOAST together), each per move recorded, for the capacity model's storage growth."""
+    import psycopg
+
+    with psycopg.connect(f"{pg_url.rstrip('/')}/{name}", autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE")  # the free space of updated rows counted as such, not as growth
+        moves = conn.execute("SELECT count(*) FROM games_move").fetchone()[0]
+        games = conn.execute("SELECT count(*) FROM games_game").fetchone()[0]
+        tables = conn.execute(
+            "SELECT relname, pg_total_relation_size(relid), pg_relation_size(relid), pg_indexes_size(relid) "
+            "FROM pg_stat_user_tables ORDER BY 2 DESC LIMIT 6").fetchall()
+    print(f"== Storage after the load: {moves:,} moves in {games:,} games (every table: heap + indexes + TOAST)")
+    print(f"{'table':<28}{'total':>12}{'heap':>12}{'indexes':>12}{'per move':>12}")
+    for table, total, heap, index in tables:
+        print(f"{table:<28}{total:>12,}{heap:>12,}{index:>12,}{total / max(1, moves):>12,.0f}")
+    print("   bytes; per move = the table's total over every move recorded (the moves table's own: what a "
+          "move adds)")
+
+
 def drop_db(pg_url: str, name: str) -> None:
     from psycopg import sql
 
@@ -540,6 +560,8 @@ def main() -> None:
                 print(f"{label:<22}" + "".join(f"{c:>10.2f}" for c in cpu) + f"{sum(cpu):>10.2f}")
             print("   server: gunicorn's processes; database: the PostgreSQL backends of the bench database "
                   "(0 when PostgreSQL is not on this machine); clients: this script")
+        print()
+        print_storage(args.pg, args.db_name)
         print()
         print("   product: POST /api/v1/games/{id}/actions (with expected_version), each preceded by GET "
               "/api/v1/games/{id}")
