@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
+# the tree's own venv; else (a git worktree without one) the venv of the running python
+VENV_BIN = ROOT / ".venv" / "bin" if (ROOT / ".venv" / "bin").is_dir() else Path(sys.executable).parent
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 SHARED_PORTS = {5432, 6379}  # the machine's shared services: never ours
