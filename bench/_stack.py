@@ -703,6 +703,8 @@ class StackConfig:
     #: web, workers and beat reach the database through it (DB_POOLER=transaction;
     #: migrations, the bench's checks and verify_game go direct); 0: none
     pgbouncer_port: int = 0
+    #: lines of its [pgbouncer] section beside the stock ones (PgBouncer(**settings))
+    pgbouncer_settings: dict[str, object] = field(default_factory=dict)
     #: a streaming replica of the private PostgreSQL on this port, DATABASE_REPLICA_URL
     #: of the web processes (directly, not through PgBouncer); 0: none
     replica_port: int = 0
@@ -724,7 +726,8 @@ class Stack:
         self.app = self._snapshot() if cfg.snapshot else ROOT
         self.pg = PrivatePostgres(self.base, cfg.pg_port)
         self.redis = PrivateRedis(self.base, cfg.redis_port)
-        self.bouncer = PgBouncer(self.base, cfg.pgbouncer_port, cfg.pg_port) if cfg.pgbouncer_port else None
+        self.bouncer = (PgBouncer(self.base, cfg.pgbouncer_port, cfg.pg_port, **cfg.pgbouncer_settings)
+                        if cfg.pgbouncer_port else None)
         self.replica = PrivateReplica(self.base, cfg.replica_port, self.pg) if cfg.replica_port else None
         self.web_ports = self._web_ports()
         self.env = self._env()
@@ -867,7 +870,8 @@ class Stack:
             self.pg.admin("ALTER DATABASE uno SET lock_timeout = '10s'")
             self.bouncer.start()
             log(f"PgBouncer (transaction mode) on 127.0.0.1:{self.bouncer.port} in front of the private "
-                f"PostgreSQL; lock_timeout 10s set on the database")
+                f"PostgreSQL, settings beside the stock ones: {self.cfg.pgbouncer_settings or 'none'}; "
+                "lock_timeout 10s set on the database")
         programs = self.programs()
         path = self.supervisord_path()
         self.supervisor = SupervisordSupervisor(programs, self.base, path) if path else LoopSupervisor(programs)

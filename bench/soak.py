@@ -1166,6 +1166,9 @@ def main() -> None:
                       supervisord=args.supervisord, keep_logs=args.keep_logs,
                       snapshot=not args.live_tree, webs=3 if scaled else 2,
                       pgbouncer_port=args.pgbouncer_port if scaled else 0,
+                      # as deploy/pgbouncer/pgbouncer.ini: the stock 15 s refused every client for
+                      # 15 s after a failed login during a PostgreSQL restart
+                      pgbouncer_settings={"server_login_retry": 1},
                       replica_port=args.replica_port if scaled else 0,
                       worker_loglevel="INFO",  # task lines: sweeps run and sweeps discarded
                       env={"UNO_BOT_THINK_SECONDS": str(args.think), "LOG_LEVEL": "INFO",
