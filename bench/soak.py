@@ -344,6 +344,8 @@ class Run:
         self.replica_stats: dict[str, dict] = {}  # the replica's counters at moments of the run
         self.later: list[threading.Thread] = []  # chaos events' second halves still to come
         self.spectated = Counter()
+        self.lagging: list[tuple[float, str, int | None]] = []  # spectators' lag-tolerant reads (sent, label, status)
+        self.replica_outages: list[tuple[float, float]] = []  # (stopped, started again)
         self.pools: dict = {"max cl_waiting": 0, "max maxwait": 0.0, "samples": 0, "failed": 0}
 
     def add(self, what: str, n: int = 1) -> None:
@@ -527,11 +529,14 @@ class Spectator(threading.Thread):
     games, moved by the workers), then reads its history (``/moves``) and ``/scores``:
     reads the replica serves once it has the game's end."""
 
+    LIST_EVERY = 3.0  # seconds: the list is read again this often while following a game
+
     def __init__(self, run: Run, index: int, token: str):
         super().__init__(name=f"spectator{index}", daemon=True)
         self.run_, self.index, self.token = run, index, token
         self.rng = random.Random(run.args.seed * 5000 + index)
         self.http = Http(run.stack.web_ports, run.stats, first=index)
+        self.next_list = 0.0
 
     def run(self) -> None:
         k = 0
@@ -551,16 +556,26 @@ class Spectator(threading.Thread):
             self.http.close()
 
     def get(self, path: str, label: str) -> Resp | None:
+        sent = time.time()
         try:
-            return self.http.request("GET", path, self.token, label=label)
+            r = self.http.request("GET", path, self.token, label=label)
         except ConnError:
+            r = None
             self.http.switch()
             time.sleep(0.5)
-            return None
+        if "status=active" in path or "(finished)" in label:
+            with self.run_.lock:
+                self.run_.lagging.append((sent, label, r.status if r is not None else None))
+        return r
+
+    def list_games(self) -> list[int]:
+        """The active games (a read the replica serves)."""
+        self.next_list = time.monotonic() + self.LIST_EVERY
+        r = self.get("/games?status=active&page_size=50", "/games?status=active")
+        return [g["id"] for g in r.data["results"]] if r is not None and r.status == 200 else []
 
     def pick(self, k: int) -> int | None:
-        r = self.get("/games?status=active&page_size=50", "/games?status=active")
-        listed = [g["id"] for g in r.data["results"]] if r is not None and r.status == 200 else []
+        listed = self.list_games()
         if k % 2 == 0:
             with self.run_.lock:
                 humans = sorted(self.run_.human_games)[-max(1, self.run_.args.clients):]
@@ -577,6 +592,8 @@ class Spectator(threading.Thread):
         while view["status"] != "finished":
             if self.run_.stop.is_set():
                 return False
+            if time.monotonic() >= self.next_list:
+                self.list_games()
             self.http.switch()  # the next long-poll on the next web process
             try:
                 r = long_poll(self.run_, self.http, self.token, gid, view["version"], "spectator")
@@ -757,6 +774,7 @@ def chaos_events(run: Run, gap: float) -> list[tuple[str, callable]]:
             at = time.time()
             try:
                 stack.replica.start_again()
+                run.replica_outages[-1] = (began, time.time())
                 what = f"replica started again ({time.time() - at:.1f} s; down {time.time() - began:.0f} s)"
                 run.replica_stats["after the start"] = replica_counts(stack)
             except Exception as exc:
@@ -765,6 +783,7 @@ def chaos_events(run: Run, gap: float) -> list[tuple[str, callable]]:
             log(f"CHAOS: {what}")
 
         began = time.time()
+        run.replica_outages.append((began, math.inf))
         th = threading.Thread(target=again, name="replica-again", daemon=True)
         th.start()
         run.later.append(th)
@@ -1337,6 +1356,24 @@ def soak(args, stack: Stack) -> None:
            t_start, hosts.most())
 
 
+def stall_moves(run: Run, url: str, gid: int, first: float) -> str:
+    """A stalled game's kind, and the moves before and after its stall (who ended it)."""
+    import datetime as dt
+
+    import psycopg
+
+    kind = "human client's game" if gid in run.human_games else "bot game"
+    at = dt.datetime.fromtimestamp(first, dt.timezone.utc)
+    with psycopg.connect(url) as conn:
+        before = conn.execute("SELECT seq, by, created_at FROM games_move WHERE game_id = %s AND created_at <= %s "
+                              "ORDER BY seq DESC LIMIT 1", (gid, at)).fetchone()
+        after = conn.execute("SELECT seq, by, created_at FROM games_move WHERE game_id = %s AND created_at > %s "
+                             "ORDER BY seq LIMIT 1", (gid, at)).fetchone()
+    def move(m) -> str:
+        return f"seq {m[0]} by {m[1]} at {m[2].timestamp() - T0:.1f}s" if m else "none"
+    return f"{kind}; last move before: {move(before)}; next: {move(after)}"
+
+
 def latency_line(values: list[float]) -> str:
     return (f"p50 {fmt_s(percentile(values, 50))}, p99 {fmt_s(percentile(values, 99))}, max "
             f"{fmt_s(max(values, default=float('nan')))} ({len(values)})")
@@ -1463,13 +1500,17 @@ def report_scaled(run: Run, stack: Stack) -> None:
             n, _ = counter_delta(run.replica_stats, lambda c, name=name: c["tables"].get(name, 0))
             if n == n and n > 0:
                 scans[name] = int(n)
-        kinds = Counter(label for sent, label, _ in run.stats.latencies
-                        if label in ("GET /games?status=active", "GET /games/{id}/moves (finished)",
-                                     "GET /games/{id}/scores (finished)"))
+        kinds = Counter(label for _, label, _ in run.lagging)
+        statuses = Counter(status for _, _, status in run.lagging)
         print(f"read replica:        {xacts:.0f} transactions on the replica's database during the load ({how}; "
               f"a few are the bench's own); scans per table there: {scans or 'none'}")
-        print(f"    the spectators' lag-tolerant reads: {dict(kinds)} (lists, and a finished game's moves and "
-              f"scores: from the replica when it is up and has the game's end, else the primary)")
+        print(f"    the spectators' lag-tolerant reads: {dict(kinds)}, answered {dict(statuses)} (None: no answer); "
+              "lists, and a finished game's moves and scores: from the replica when it is up and has the "
+              "game's end, else the primary")
+        for began, back in run.replica_outages:
+            during = Counter(status for sent, _, status in run.lagging if began <= sent <= back)
+            print(f"    while the replica was down ({began - T0:.0f}s-{back - T0:.0f}s): {sum(during.values())} of "
+                  f"them, answered {dict(during)} (from the primary)")
     if stack.bouncer is not None:
         pools = run.pools
         print(f"PgBouncer:           SHOW POOLS sampled every second ({pools['samples']} samples, {pools['failed']} "
@@ -1549,7 +1590,7 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
               f"(every {max(1, len(firsts) // 10)}th game, in order)")
     for gid, (overdue, at, first) in sorted(sampler.stalls.items(), key=lambda kv: -kv[1][0])[:10]:
         print(f"    game {gid}: {overdue:.1f} s overdue at {at - T0:.0f}s (stalled since {first - T0:.0f}s)"
-              f"{near_chaos(run, at)}")
+              f"{near_chaos(run, at)}; {stall_moves(run, url, gid, first)}")
     print(f"broker queue:        LLEN celery sampled every second: p50 {percentile(queue_lengths, 50):.0f}, max "
           f"{max(queue_lengths, default=0)} (a long queue: the stack is over capacity)")
     print(f"timer lateness:      p50 {fmt_s(percentile(late, 50))}, p99 {fmt_s(percentile(late, 99))}, max "
