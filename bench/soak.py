@@ -346,6 +346,7 @@ class Run:
         self.spectated = Counter()
         self.lagging: list[tuple[float, str, int | None]] = []  # spectators' lag-tolerant reads (sent, label, status)
         self.replica_outages: list[tuple[float, float]] = []  # (stopped, started again)
+        self.slot_snapshots: list[tuple[float, str]] = []  # the owners' bot slots when stalls were seen
         self.pools: dict = {"max cl_waiting": 0, "max maxwait": 0.0, "samples": 0, "failed": 0}
 
     def add(self, what: str, n: int = 1) -> None:
@@ -1299,6 +1300,7 @@ def soak(args, stack: Stack) -> None:
     next_report = t_start + 60
     queue_lengths: list[int] = []  # the broker's backlog: tells overload from lost tasks
     redis_client = stack.redis.client()
+    stalls_seen = 0
     while time.time() < t_start + duration:
         time.sleep(1)
         try:
@@ -1307,6 +1309,9 @@ def soak(args, stack: Stack) -> None:
             pass
         if stack.bouncer is not None:
             sample_pools(run)
+        if len(sampler.stalls) > stalls_seen and len(run.slot_snapshots) < 5:
+            stalls_seen = len(sampler.stalls)
+            run.slot_snapshots.append((time.time(), bot_slots(stack, redis_client)))
         if time.time() >= next_report:
             next_report += 60
             c = run.counts
@@ -1356,6 +1361,22 @@ def soak(args, stack: Stack) -> None:
            t_start, hosts.most())
 
 
+def bot_slots(stack: Stack, redis_client) -> str:
+    """The owners' bot slots (games.botqueue: leases in the cache, seconds left of each)
+    and their held-back steps, for a stall's diagnosis."""
+    import psycopg
+
+    try:
+        slots = sorted((k.decode().split("botslot:", 1)[1], redis_client.ttl(k))
+                       for k in redis_client.scan_iter(match="*botslot:*"))
+        with psycopg.connect(stack.pg.url(), connect_timeout=3) as conn:
+            held = dict(conn.execute("SELECT owner_id, count(*) FROM games_deferredbotstep GROUP BY owner_id"))
+    except Exception as exc:
+        return f"not read: {exc!r}"
+    return (f"slots held (owner:slot, s left of a lease of games.botqueue.LEASE_SECONDS) {', '.join(f'{k} {t}s' for k, t in slots) or 'none'}; "
+            f"held-back steps per owner {held or 'none'}")
+
+
 def stall_moves(run: Run, url: str, gid: int, first: float) -> str:
     """A stalled game's kind, and the moves before and after its stall (who ended it)."""
     import datetime as dt
@@ -1365,13 +1386,14 @@ def stall_moves(run: Run, url: str, gid: int, first: float) -> str:
     kind = "human client's game" if gid in run.human_games else "bot game"
     at = dt.datetime.fromtimestamp(first, dt.timezone.utc)
     with psycopg.connect(url) as conn:
+        owner = conn.execute("SELECT creator_id FROM games_game WHERE id = %s", (gid,)).fetchone()[0]
         before = conn.execute("SELECT seq, by, created_at FROM games_move WHERE game_id = %s AND created_at <= %s "
                               "ORDER BY seq DESC LIMIT 1", (gid, at)).fetchone()
         after = conn.execute("SELECT seq, by, created_at FROM games_move WHERE game_id = %s AND created_at > %s "
                              "ORDER BY seq LIMIT 1", (gid, at)).fetchone()
     def move(m) -> str:
         return f"seq {m[0]} by {m[1]} at {m[2].timestamp() - T0:.1f}s" if m else "none"
-    return f"{kind}; last move before: {move(before)}; next: {move(after)}"
+    return f"{kind} of owner {owner}; last move before: {move(before)}; next: {move(after)}"
 
 
 def latency_line(values: list[float]) -> str:
@@ -1591,6 +1613,8 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
     for gid, (overdue, at, first) in sorted(sampler.stalls.items(), key=lambda kv: -kv[1][0])[:10]:
         print(f"    game {gid}: {overdue:.1f} s overdue at {at - T0:.0f}s (stalled since {first - T0:.0f}s)"
               f"{near_chaos(run, at)}; {stall_moves(run, url, gid, first)}")
+    for at, slots in run.slot_snapshots:
+        print(f"    at {at - T0:.0f}s: {slots}")
     print(f"broker queue:        LLEN celery sampled every second: p50 {percentile(queue_lengths, 50):.0f}, max "
           f"{max(queue_lengths, default=0)} (a long queue: the stack is over capacity)")
     print(f"timer lateness:      p50 {fmt_s(percentile(late, 50))}, p99 {fmt_s(percentile(late, 99))}, max "
