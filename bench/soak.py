@@ -4,6 +4,7 @@
     .venv/bin/python bench/soak.py --minutes 1 --games 20 --clients 5
     .venv/bin/python bench/soak.py --chaos                # kill things while it runs
     .venv/bin/python bench/soak.py --hostile              # slow clients, long-polls, a password guesser
+    .venv/bin/python bench/soak.py --topology scaled --chaos  # PgBouncer, a replica, 3 web processes
 
 The stack (bench/_stack.py) runs on a PRIVATE PostgreSQL cluster and a PRIVATE
 redis-server that this script starts and removes (ports ``--pg-port`` /
@@ -73,6 +74,42 @@ w1, kill -9 worker w2's main process, kill -9 beat, kill -9 the gunicorn master
 of web1, FLUSHALL the private Redis, ``pg_ctl restart -m fast`` the private
 PostgreSQL.
 
+``--topology scaled`` (issue 30; ``single``, the default, is the stack above): three
+gunicorn web processes (ports ``--web-port`` and the two after it; the clients spread
+over them), two workers and beat, all reaching the database through a PgBouncer in
+transaction mode (``--pgbouncer-port``; Debian's, stock settings but
+``server_login_retry = 1`` as deploy/pgbouncer/pgbouncer.ini; ``DB_POOLER=transaction``,
+``lock_timeout`` set on the database; migrations, the bench's own reads and
+``verify_game`` go direct); a streaming replica of the private PostgreSQL
+(``pg_basebackup -R``, ``--replica-port``), the web processes' ``DATABASE_REPLICA_URL``
+(directly, not through PgBouncer); live events fanned out through Redis (``LIVE_FANOUT``
+unset: ``redis``, the default with ``REDIS_URL``; the run prints what web1's settings say).
+Beside the load above:
+
+* every third human client is a *follower*: it reads its game with long-polls
+  (``GET /games/{id}?wait_for_version=<version>&timeout=20``) on the web process after the
+  one it posts to, so a move it did not make wakes it through another process;
+* ``--spectators`` (4) accounts that never write (so the replica serves them; no
+  ``DATABASE_REPLICA_STICKY_SECONDS``) read ``GET /games?status=active`` (every 3 s),
+  follow one game to its end with long-polls on the web processes in turn (every other one
+  a human client's game, posted to on any web process; the others from the list, mostly bot
+  games moved by the workers), then read its ``/moves`` (checked whole: seqs 1..n) and
+  ``/scores``.
+
+With ``--chaos`` the scaled stack also has, the eight events at 1/9 ... 8/9 of the run:
+kill -9 PgBouncer, started again 3 s later (503 with Retry-After is allowed from 0.5 s
+before to ``--pg-grace`` s after, as for the PostgreSQL restart), and ``pg_ctl stop -m fast``
+of the replica, started again half an interval later (at least 3 s, at most 30 s; the
+reads meanwhile must come from the primary: no 5xx allowed).  The report adds: the long-polls
+by kind, how each was answered (woken by a move committed during the wait, with the delay
+from that move's ``created_at`` to the answer; unchanged at the timeout; a newer version
+only at the timeout, more than 1 s after the move: a *missed* wake-up, listed); the
+replica's transactions and scans per table (its ``pg_stat_database`` and
+``pg_stat_user_tables`` before and after the load, summed around its restart if that reset
+them) beside the spectators' lag-tolerant reads and how those answered while the replica
+was down; PgBouncer's ``SHOW POOLS`` (sampled every second: most clients waiting, longest
+wait; and at the end of the load) and ``SHOW STATS`` at the end (since its last start).
+
 Printed: requests (by status), 5xx (503 with Retry-After during a PostgreSQL
 restart counted apart), connection errors, stalled games (sampled from the
 database every 0.5 s: an active game whose ``deadline`` is more than 5 s in the
@@ -80,8 +117,10 @@ past), timer lateness (a timer move's ``created_at`` minus the deadline it
 enforced, as sampled at the version before it), moves/s, the RSS of every process
 at the start and the end of the load, ``manage.py verify_game`` on every finished
 game, a check that every action a client got a 200 for is in the move log exactly
-once, the honest requests' latency and, with ``--hostile``, the hostile figures.  Then one
-PASS/FAIL line per target.  Exit status 0 (figures only).
+once, the honest requests' latency (long-polls apart) and, with ``--hostile``, the hostile
+figures.  A stalled game is listed with its kind, its owner, the moves before and after the
+stall, and the owners' bot slots (``games.botqueue`` leases left) and held-back steps when
+stalls were first seen.  Then one PASS/FAIL line per target.  Exit status 0 (figures only).
 """
 
 from __future__ import annotations
