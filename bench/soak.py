@@ -1575,7 +1575,7 @@ def report_scaled(run: Run, stack: Stack) -> None:
     if stack.bouncer is not None:
         pools = run.pools
         print(f"PgBouncer:           SHOW POOLS sampled every second ({pools['samples']} samples, {pools['failed']} "
-              f"failed during its outage): clients waiting for a server connection at most {pools['max cl_waiting']}, "
+              f"failed: its outage): clients waiting for a server connection at most {pools['max cl_waiting']}, "
               f"longest wait {pools['max maxwait']:.3f} s")
         for p in pools.get("end of the load", []):
             print("    at the end of the load: " + ", ".join(
@@ -1583,7 +1583,7 @@ def report_scaled(run: Run, stack: Stack) -> None:
                                         "sv_login", "maxwait", "pool_mode") if k in p))
         for st in pools.get("stats", []):
             if st.get("database") in ("uno", None):
-                print("    SHOW STATS (since its last start): " + ", ".join(
+                print("    SHOW STATS (since its last start; times in µs): " + ", ".join(
                     f"{k} {st[k]}" for k in ("total_xact_count", "total_query_count", "total_wait_time",
                                              "avg_xact_count", "avg_query_count", "avg_xact_time", "avg_query_time",
                                              "avg_wait_time", "error") if k in st))
