@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
+# the tree's own venv; else (a git worktree without one) the venv of the running python
+VENV_BIN = ROOT / ".venv" / "bin" if (ROOT / ".venv" / "bin").is_dir() else Path(sys.executable).parent
 PYTHON = str(VENV_BIN / "python") if (VENV_BIN / "python").exists() else sys.executable
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 SHARED_PORTS = {5432, 6379}  # the machine's shared services: never ours
@@ -305,6 +306,7 @@ class PrivateReplica(PrivatePostgres):
             shutil.chown(d, "postgres", "postgres")
         res = self._as_postgres(str(PG_BIN / "pg_basebackup"), "-h", "127.0.0.1", "-p", str(self.primary.port),
                                 "-U", "postgres", "-D", str(self.data), "-R", "-X", "stream", "--no-sync",
+                                "-c", "fast",  # (a spread checkpoint first made it wait ~2 minutes)
                                 check=False)
         if res.returncode:
             raise RuntimeError(f"pg_basebackup failed: {res.stdout}")
@@ -320,6 +322,14 @@ class PrivateReplica(PrivatePostgres):
         """Start the stopped replica (it catches up from the primary)."""
         self._pg_ctl("start")
         self.started = True
+
+    def stop_fast(self) -> float:
+        """``pg_ctl stop -m fast`` (its sessions are cut; a clean shutdown keeps its
+        statistics); returns its seconds."""
+        began = time.time()
+        self._pg_ctl("-m", "fast", "stop")
+        self.started = False
+        return time.time() - began
 
 
 class PgBouncer:
@@ -357,7 +367,10 @@ class PgBouncer:
         return "\n".join(lines) + "\n"
 
     def start(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            raise RuntimeError("pgbouncer is already running")
         self.dir.mkdir(parents=True, exist_ok=True)
+        (self.dir / "pgbouncer.pid").unlink(missing_ok=True)  # a killed one's
         (self.dir / "users.txt").write_text('"postgres" ""\n')
         (self.dir / "pgbouncer.ini").write_text(self.config())
         as_root = os.geteuid() == 0  # (pgbouncer refuses to run as root: then as postgres)
@@ -389,6 +402,16 @@ class PgBouncer:
             cur = conn.execute(command)
             return cur.fetchall() if cur.description else []
 
+    def show(self, what: str) -> list[dict[str, Any]]:
+        """``SHOW <what>`` (POOLS, STATS, ...) of the admin console, a dict per row."""
+        import psycopg
+
+        with psycopg.connect(self.url("pgbouncer"), autocommit=True, prepare_threshold=None,
+                             connect_timeout=3) as conn:
+            cur = conn.execute(f"SHOW {what}")
+            names = [c.name for c in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
+
     def tail(self, n: int = 20) -> str:
         try:
             return "\n".join(self.logfile.read_text(errors="replace").splitlines()[-n:])
@@ -397,6 +420,15 @@ class PgBouncer:
 
     def pids(self) -> list[int]:
         return [self.proc.pid] if self.proc and self.proc.poll() is None else []
+
+    def kill9(self) -> int | None:
+        """kill -9 the running pgbouncer (its clients' connections are cut); its pid."""
+        if self.proc is None or self.proc.poll() is not None:
+            return None
+        pid = self.proc.pid
+        kill9(pid)
+        self.proc.wait(10)
+        return pid
 
     def stop(self) -> None:
         terminate(self.proc, 10)
@@ -667,6 +699,15 @@ class StackConfig:
     #: copy the processes' logs (and PostgreSQL's) here before the folder is removed
     keep_logs: str | None = None
     worker_loglevel: str = "WARNING"
+    #: a PgBouncer (transaction mode) on this port in front of the private PostgreSQL:
+    #: web, workers and beat reach the database through it (DB_POOLER=transaction;
+    #: migrations, the bench's checks and verify_game go direct); 0: none
+    pgbouncer_port: int = 0
+    #: lines of its [pgbouncer] section beside the stock ones (PgBouncer(**settings))
+    pgbouncer_settings: dict[str, object] = field(default_factory=dict)
+    #: a streaming replica of the private PostgreSQL on this port, DATABASE_REPLICA_URL
+    #: of the web processes (directly, not through PgBouncer); 0: none
+    replica_port: int = 0
 
 
 _DROPPED_ENV_PREFIXES = ("DATABASE_URL", "REDIS_URL", "CELERY_", "TEST_", "PG", "DJANGO_", "UNO_", "THROTTLE_")
@@ -685,6 +726,9 @@ class Stack:
         self.app = self._snapshot() if cfg.snapshot else ROOT
         self.pg = PrivatePostgres(self.base, cfg.pg_port)
         self.redis = PrivateRedis(self.base, cfg.redis_port)
+        self.bouncer = (PgBouncer(self.base, cfg.pgbouncer_port, cfg.pg_port, **cfg.pgbouncer_settings)
+                        if cfg.pgbouncer_port else None)
+        self.replica = PrivateReplica(self.base, cfg.replica_port, self.pg) if cfg.replica_port else None
         self.web_ports = self._web_ports()
         self.env = self._env()
         self.supervisor: LoopSupervisor | SupervisordSupervisor | None = None
@@ -745,8 +789,19 @@ class Stack:
         env.update(self.cfg.env)
         return env
 
+    def program_env(self, web: bool = False) -> dict[str, str]:
+        """The environment of a web process (``web``), a worker or beat: behind the
+        PgBouncer when there is one, the web processes with the replica when there is one
+        (``self.env`` is the direct one: migrations, verify_game)."""
+        env = dict(self.env)
+        if self.bouncer is not None:
+            env.update(DATABASE_URL=self.bouncer.url(), DB_POOLER="transaction")
+        if web and self.replica is not None:
+            env["DATABASE_REPLICA_URL"] = self.replica.url()
+        return env
+
     def web_cmd(self, port: int) -> tuple[list[str], dict[str, str]]:
-        env = dict(self.env, PORT=str(port), WEB_CONCURRENCY=str(self.cfg.gunicorn_workers),
+        env = dict(self.program_env(web=True), PORT=str(port), WEB_CONCURRENCY=str(self.cfg.gunicorn_workers),
                    GUNICORN_THREADS=str(self.cfg.gunicorn_threads))
         gunicorn = str(VENV_BIN / "gunicorn")
         if (self.app / GUNICORN_CONF).exists():
@@ -764,9 +819,9 @@ class Stack:
             out.append(Program(f"web{i}", cmd, env, logs / f"web{i}.log", self.app, port=port))
         # the task lines that task_log() reads ("Task ... succeeded in Xs") are DEBUG records
         # of celery.app.trace (config/logs.py): a worker asked for INFO shows them
-        worker_env = self.env
+        worker_env = self.program_env()
         if self.cfg.worker_loglevel.upper() in ("INFO", "DEBUG"):
-            worker_env = dict(self.env, LOG_LEVELS=",".join(
+            worker_env = dict(worker_env, LOG_LEVELS=",".join(
                 filter(None, [self.env.get("LOG_LEVELS", ""), "celery.app.trace=DEBUG"])))
         for i in range(1, self.cfg.workers + 1):
             out.append(Program(f"w{i}", [celery, "-A", "config", "worker", "--concurrency", str(self.cfg.concurrency),
@@ -774,7 +829,7 @@ class Stack:
                                worker_env, logs / f"w{i}.log", self.app))
         if self.cfg.beat:
             out.append(Program("beat", [celery, "-A", "config", "beat", "-s", str(self.base / "run" / "beat-schedule"),
-                                        "--loglevel", "INFO"], self.env, logs / "beat.log", self.app))
+                                        "--loglevel", "INFO"], self.program_env(), logs / "beat.log", self.app))
         return out
 
     def supervisord_path(self) -> str | None:
@@ -805,7 +860,18 @@ class Stack:
             f"(folder {self.base}) in {time.time() - t:.1f} s")
         t = time.time()
         self.manage("migrate", "--noinput", "-v", "0")
-        log(f"migrated in {time.time() - t:.1f} s")
+        log(f"migrated in {time.time() - t:.1f} s (directly)")
+        if self.replica is not None:
+            t = time.time()
+            self.replica.start()
+            log(f"streaming replica (pg_basebackup -R) on 127.0.0.1:{self.replica.port} in {time.time() - t:.1f} s")
+        if self.bouncer is not None:
+            # as an operator behind a pooler sets it (DB_LOCK_TIMEOUT_MS is not sent: scaling.md)
+            self.pg.admin("ALTER DATABASE uno SET lock_timeout = '10s'")
+            self.bouncer.start()
+            log(f"PgBouncer (transaction mode) on 127.0.0.1:{self.bouncer.port} in front of the private "
+                f"PostgreSQL, settings beside the stock ones: {self.cfg.pgbouncer_settings or 'none'}; "
+                "lock_timeout 10s set on the database")
         programs = self.programs()
         path = self.supervisord_path()
         self.supervisor = SupervisordSupervisor(programs, self.base, path) if path else LoopSupervisor(programs)
@@ -874,12 +940,19 @@ class Stack:
         if left:
             log(f"killed {len(left)} leftover process(es) of this stack: {left}")
         self.redis.stop()
+        if self.bouncer is not None:
+            self.bouncer.stop()
+        if self.replica is not None:
+            self.replica.stop()
         self.pg.stop()
         if self.cfg.keep_logs:
             dest = Path(self.cfg.keep_logs)
             shutil.copytree(self.base / "logs", dest, dirs_exist_ok=True)
-            if self.pg.logfile.exists():
-                shutil.copy(self.pg.logfile, dest / "postgres.log")
+            for src, name in ((self.pg.logfile, "postgres.log"),
+                              (self.replica.logfile if self.replica else None, "replica.log"),
+                              (self.bouncer.logfile if self.bouncer else None, "pgbouncer.log")):
+                if src is not None and src.exists():
+                    shutil.copy(src, dest / name)
             log(f"logs kept in {dest}")
         shutil.rmtree(self.base, ignore_errors=True)
 
@@ -895,6 +968,10 @@ class Stack:
             groups[name] = [pid, *descendants(pid)] if pid else []
         groups["postgres"] = self.pg.pids()
         groups["redis"] = self.redis.pids()
+        if self.bouncer is not None:
+            groups["pgbouncer"] = self.bouncer.pids()
+        if self.replica is not None:
+            groups["replica"] = self.replica.pids()
         return groups
 
     def memory(self) -> dict[str, tuple[int, float, list[tuple[int, float]]]]:

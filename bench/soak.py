@@ -4,6 +4,7 @@
     .venv/bin/python bench/soak.py --minutes 1 --games 20 --clients 5
     .venv/bin/python bench/soak.py --chaos                # kill things while it runs
     .venv/bin/python bench/soak.py --hostile              # slow clients, long-polls, a password guesser
+    .venv/bin/python bench/soak.py --topology scaled --chaos  # PgBouncer, a replica, 3 web processes
 
 The stack (bench/_stack.py) runs on a PRIVATE PostgreSQL cluster and a PRIVATE
 redis-server that this script starts and removes (ports ``--pg-port`` /
@@ -73,6 +74,42 @@ w1, kill -9 worker w2's main process, kill -9 beat, kill -9 the gunicorn master
 of web1, FLUSHALL the private Redis, ``pg_ctl restart -m fast`` the private
 PostgreSQL.
 
+``--topology scaled`` (issue 30; ``single``, the default, is the stack above): three
+gunicorn web processes (ports ``--web-port`` and the two after it; the clients spread
+over them), two workers and beat, all reaching the database through a PgBouncer in
+transaction mode (``--pgbouncer-port``; Debian's, stock settings but
+``server_login_retry = 1`` as deploy/pgbouncer/pgbouncer.ini; ``DB_POOLER=transaction``,
+``lock_timeout`` set on the database; migrations, the bench's own reads and
+``verify_game`` go direct); a streaming replica of the private PostgreSQL
+(``pg_basebackup -R``, ``--replica-port``), the web processes' ``DATABASE_REPLICA_URL``
+(directly, not through PgBouncer); live events fanned out through Redis (``LIVE_FANOUT``
+unset: ``redis``, the default with ``REDIS_URL``; the run prints what web1's settings say).
+Beside the load above:
+
+* every third human client is a *follower*: it reads its game with long-polls
+  (``GET /games/{id}?wait_for_version=<version>&timeout=20``) on the web process after the
+  one it posts to, so a move it did not make wakes it through another process;
+* ``--spectators`` (4) accounts that never write (so the replica serves them; no
+  ``DATABASE_REPLICA_STICKY_SECONDS``) read ``GET /games?status=active`` (every 3 s),
+  follow one game to its end with long-polls on the web processes in turn (every other one
+  a human client's game, posted to on any web process; the others from the list, mostly bot
+  games moved by the workers), then read its ``/moves`` (checked whole: seqs 1..n) and
+  ``/scores``.
+
+With ``--chaos`` the scaled stack also has, the eight events at 1/9 ... 8/9 of the run:
+kill -9 PgBouncer, started again 3 s later (503 with Retry-After is allowed from 0.5 s
+before to ``--pg-grace`` s after, as for the PostgreSQL restart), and ``pg_ctl stop -m fast``
+of the replica, started again half an interval later (at least 3 s, at most 30 s; the
+reads meanwhile must come from the primary: no 5xx allowed).  The report adds: the long-polls
+by kind, how each was answered (woken by a move committed during the wait, with the delay
+from that move's ``created_at`` to the answer; unchanged at the timeout; a newer version
+only at the timeout, more than 1 s after the move: a *missed* wake-up, listed); the
+replica's transactions and scans per table (its ``pg_stat_database`` and
+``pg_stat_user_tables`` before and after the load, summed around its restart if that reset
+them) beside the spectators' lag-tolerant reads and how those answered while the replica
+was down; PgBouncer's ``SHOW POOLS`` (sampled every second: most clients waiting, longest
+wait; and at the end of the load) and ``SHOW STATS`` at the end (since its last start).
+
 Printed: requests (by status), 5xx (503 with Retry-After during a PostgreSQL
 restart counted apart), connection errors, stalled games (sampled from the
 database every 0.5 s: an active game whose ``deadline`` is more than 5 s in the
@@ -80,8 +117,10 @@ past), timer lateness (a timer move's ``created_at`` minus the deadline it
 enforced, as sampled at the version before it), moves/s, the RSS of every process
 at the start and the end of the load, ``manage.py verify_game`` on every finished
 game, a check that every action a client got a 200 for is in the move log exactly
-once, the honest requests' latency and, with ``--hostile``, the hostile figures.  Then one
-PASS/FAIL line per target.  Exit status 0 (figures only).
+once, the honest requests' latency (long-polls apart) and, with ``--hostile``, the hostile
+figures.  A stalled game is listed with its kind, its owner, the moves before and after the
+stall, and the owners' bot slots (``games.botqueue`` leases left) and held-back steps when
+stalls were first seen.  Then one PASS/FAIL line per target.  Exit status 0 (figures only).
 """
 
 from __future__ import annotations
@@ -100,6 +139,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from _stack import (
+    PYTHON,
     T0,
     add_stack_arguments,
     DbSampler,
@@ -134,6 +174,7 @@ HONEST_IP = "127.0.0.1"
 SLOW_IPS = [f"127.0.0.{i}" for i in range(50, 100)]
 GUESS_IPS = [f"127.0.0.{i}" for i in range(100, 110)]
 POLL_IP = "127.0.0.110"
+LONG_POLL_SECONDS = 20  # --topology scaled: the followers' and spectators' long-polls' timeout
 
 
 # --------------------------------------------------------------------------------------
@@ -296,6 +337,18 @@ def must(http_: Http, method: str, path: str, token: str | None, body=None, trie
 # The load
 # --------------------------------------------------------------------------------------
 @dataclass
+class Wait:
+    """One long-poll of a follower or a spectator (--topology scaled) answered 200."""
+
+    who: str  # "follower" (on another web process than the one it posts to) / "spectator"
+    game_id: int
+    version: int  # asked: wait_for_version
+    sent: float  # time.time()
+    took: float
+    answered: int  # the version answered
+
+
+@dataclass
 class Ack:
     """A 200 a client got for an action: the move it says was recorded."""
 
@@ -325,6 +378,15 @@ class Run:
         self.client_players: dict[int, str] = {}  # player id -> profile
         self.chaos_log: list[tuple[float, str]] = []
         self.hostile: Hostile | None = None
+        self.waits: list[Wait] = []  # --topology scaled: the long-polls
+        self.bouncer_outages: list[tuple[float, float]] = []  # (killed, listening again)
+        self.replica_stats: dict[str, dict] = {}  # the replica's counters at moments of the run
+        self.later: list[threading.Thread] = []  # chaos events' second halves still to come
+        self.spectated = Counter()
+        self.lagging: list[tuple[float, str, int | None]] = []  # spectators' lag-tolerant reads (sent, label, status)
+        self.replica_outages: list[tuple[float, float]] = []  # (stopped, started again)
+        self.slot_snapshots: list[tuple[float, str]] = []  # the owners' bot slots when stalls were seen
+        self.pools: dict = {"max cl_waiting": 0, "max maxwait": 0.0, "samples": 0, "failed": 0}
 
     def add(self, what: str, n: int = 1) -> None:
         with self.lock:
@@ -350,6 +412,10 @@ class HumanClient(threading.Thread):
         self.profile = profile
         self.rng = random.Random(run.args.seed * 1000 + index)
         self.http = Http(run.stack.web_ports, run.stats, first=index)
+        # --topology scaled: every third client follows its game with long-polls on the web
+        # process after the one it posts to (the live fan-out across processes)
+        self.follow = run.args.topology == "scaled" and index % 3 == 2
+        self.waiter = Http(run.stack.web_ports, run.stats, first=index + 1) if self.follow else None
 
     def run(self) -> None:
         try:
@@ -364,6 +430,8 @@ class HumanClient(threading.Thread):
             self.run_.add("client crashes")
         finally:
             self.http.close()
+            if self.waiter is not None:
+                self.waiter.close()
 
     def new_game(self) -> int | None:
         args = self.run_.args
@@ -390,10 +458,15 @@ class HumanClient(threading.Thread):
         view: dict | None = None
         while not run.stop.is_set():
             try:
-                r = self.http.request("GET", f"/games/{gid}", self.token,
-                                      headers={"If-None-Match": etag} if etag else None, label="/games/{id}")
+                if self.waiter is not None and view is not None:
+                    # a long-poll on the next web process: woken by a commit elsewhere
+                    self.waiter.current = (self.http.current + 1) % len(self.http.ports)
+                    r = long_poll(run, self.waiter, self.token, gid, view["version"], "follower")
+                else:
+                    r = self.http.request("GET", f"/games/{gid}", self.token,
+                                          headers={"If-None-Match": etag} if etag else None, label="/games/{id}")
             except ConnError:
-                self.http.switch()
+                (self.waiter if self.waiter is not None and view is not None else self.http).switch()
                 time.sleep(0.3)
                 continue
             if r.status == 304 and view is not None:
@@ -409,16 +482,20 @@ class HumanClient(threading.Thread):
             legal = view["legal_actions"]
             mine = view["current_seat"] == view["seat"]
             if not legal or (not mine and self.rng.random() < 0.7):
-                time.sleep(args.poll)
+                if self.waiter is None:
+                    time.sleep(args.poll)
                 continue
             if self.profile == "idle" and mine and self.rng.random() < 0.3:
                 run.add("turns left to the timer")
                 time.sleep(args.turn_seconds + 1.0)
                 continue
-            self.act(gid, view["version"], self.rng.choice(legal))
+            game = self.act(gid, view["version"], self.rng.choice(legal))
+            if self.waiter is not None and game is not None:
+                view = game  # the next long-poll waits for the move after its own
             time.sleep(self.rng.uniform(0.05, 0.3))
 
-    def act(self, gid: int, version: int, action: dict) -> None:
+    def act(self, gid: int, version: int, action: dict) -> dict | None:
+        """Post ``action``; the game as its 200 shows it (None: no 200)."""
         run = self.run_
         key = f"p{self.player_id}-g{gid}-v{version}-{secrets.token_hex(4)}"
         body = dict(action)
@@ -434,7 +511,7 @@ class HumanClient(threading.Thread):
         if first is None:
             with run.lock:
                 run.unresolved.append((self.player_id, key, gid))
-            return
+            return None
         if first.status == 200:
             with run.lock:
                 run.acks.append(Ack(self.player_id, key, gid, first.data["game"]["version"], dict(action)))
@@ -444,6 +521,7 @@ class HumanClient(threading.Thread):
                 first.status != 200 or again.data["game"]["version"] == first.data["game"]["version"])
             with run.lock:
                 run.replays["same" if same else "different"] += 1
+        return first.data["game"] if first.status == 200 else None
 
     def post(self, gid: int, key: str, body: dict, drop_first: bool = False) -> Resp | None:
         """POST the action until a definitive answer (None: none within RETRY_FOR s)."""
@@ -470,6 +548,120 @@ class HumanClient(threading.Thread):
                 continue
             return r
         return None
+
+
+def long_poll(run: Run, http_: Http, token: str, gid: int, version: int, who: str) -> Resp:
+    """``GET /games/{gid}?wait_for_version=<version>``, recorded (``run.waits``) when answered 200."""
+    sent, t = time.time(), time.perf_counter()
+    r = http_.request("GET", f"/games/{gid}?wait_for_version={version}&timeout={LONG_POLL_SECONDS}", token,
+                      label="/games/{id}?wait_for_version")
+    if r.status == 200:
+        with run.lock:
+            run.waits.append(Wait(who, gid, version, sent, time.perf_counter() - t, r.data["version"]))
+    return r
+
+
+class Spectator(threading.Thread):
+    """--topology scaled: an account that never writes (so the read replica serves it,
+    DATABASE_REPLICA_STICKY_SECONDS never applies) reads the list of active games, follows
+    one to its end with long-polls on the web processes in turn (every other one a human
+    client's game, posted to on any web process; the others from the list, mostly bot
+    games, moved by the workers), then reads its history (``/moves``) and ``/scores``:
+    reads the replica serves once it has the game's end."""
+
+    LIST_EVERY = 3.0  # seconds: the list is read again this often while following a game
+
+    def __init__(self, run: Run, index: int, token: str):
+        super().__init__(name=f"spectator{index}", daemon=True)
+        self.run_, self.index, self.token = run, index, token
+        self.rng = random.Random(run.args.seed * 5000 + index)
+        self.http = Http(run.stack.web_ports, run.stats, first=index)
+        self.next_list = 0.0
+
+    def run(self) -> None:
+        k = 0
+        try:
+            while not self.run_.stop.is_set():
+                k += 1
+                gid = self.pick(k)
+                if gid is None:
+                    self.run_.stop.wait(1.0)
+                    continue
+                if self.follow(gid):
+                    self.history(gid)
+        except Exception as exc:
+            log(f"{self.name} failed: {exc!r}")
+            self.run_.add("client crashes")
+        finally:
+            self.http.close()
+
+    def get(self, path: str, label: str) -> Resp | None:
+        sent = time.time()
+        try:
+            r = self.http.request("GET", path, self.token, label=label)
+        except ConnError:
+            r = None
+            self.http.switch()
+            time.sleep(0.5)
+        if "status=active" in path or "(finished)" in label:
+            with self.run_.lock:
+                self.run_.lagging.append((sent, label, r.status if r is not None else None))
+        return r
+
+    def list_games(self) -> list[int]:
+        """The active games (a read the replica serves)."""
+        self.next_list = time.monotonic() + self.LIST_EVERY
+        r = self.get("/games?status=active&page_size=50", "/games?status=active")
+        return [g["id"] for g in r.data["results"]] if r is not None and r.status == 200 else []
+
+    def pick(self, k: int) -> int | None:
+        listed = self.list_games()
+        if k % 2 == 0:
+            with self.run_.lock:
+                humans = sorted(self.run_.human_games)[-max(1, self.run_.args.clients):]
+            if humans:
+                return self.rng.choice(humans)
+        return self.rng.choice(listed) if listed else None
+
+    def follow(self, gid: int) -> bool:
+        """Long-polls until the game is finished (True) or the run stops."""
+        r = self.get(f"/games/{gid}", "/games/{id}")
+        if r is None or r.status != 200:
+            return False
+        view = r.data
+        while view["status"] != "finished":
+            if self.run_.stop.is_set():
+                return False
+            if time.monotonic() >= self.next_list:
+                self.list_games()
+            self.http.switch()  # the next long-poll on the next web process
+            try:
+                r = long_poll(self.run_, self.http, self.token, gid, view["version"], "spectator")
+            except ConnError:
+                time.sleep(0.5)
+                continue
+            if r.status != 200:
+                time.sleep(1.0)
+                continue
+            view = r.data
+        self.run_.spectated["games followed to their end"] += 1
+        return True
+
+    def history(self, gid: int) -> None:
+        seqs: list[int] = []
+        after = 0
+        while True:
+            r = self.get(f"/games/{gid}/moves?after={after}&limit=500", "/games/{id}/moves (finished)")
+            if r is None or r.status != 200:
+                self.run_.spectated["histories not read"] += 1
+                return
+            seqs += [m["seq"] for m in r.data["results"]]
+            if r.data["next_cursor"] is None:
+                break
+            after = r.data["next_cursor"]
+        ok = seqs == list(range(1, len(seqs) + 1)) and bool(seqs)
+        self.run_.spectated["histories read whole" if ok else "histories with gaps"] += 1
+        self.get(f"/games/{gid}/scores", "/games/{id}/scores (finished)")
 
 
 class HostPool:
@@ -572,7 +764,10 @@ class BotGames(threading.Thread):
 # --------------------------------------------------------------------------------------
 # Chaos
 # --------------------------------------------------------------------------------------
-def chaos_events(stack: Stack) -> list[tuple[str, callable]]:
+def chaos_events(run: Run, gap: float) -> list[tuple[str, callable]]:
+    """Today's six events; with --topology scaled also killing PgBouncer and stopping the
+    replica (``gap``: seconds between two events)."""
+    stack = run.stack
     def pool_child() -> str:
         main = stack.pid("w1")
         kids = children(main) if main else []
@@ -598,7 +793,43 @@ def chaos_events(stack: Stack) -> list[tuple[str, callable]]:
         took = stack.pg.restart()
         return f"pg_ctl restart -m fast of the private PostgreSQL ({took:.1f} s)"
 
-    return [
+    bouncer_down = 3.0  # seconds
+    replica_down = min(30.0, max(3.0, gap / 2))
+
+    def bouncer_kill() -> str:
+        began = time.time()
+        pid = stack.bouncer.kill9()
+        time.sleep(bouncer_down)
+        stack.bouncer.start()
+        back = time.time()
+        run.bouncer_outages.append((began, back))
+        return f"kill -9 PgBouncer (pid {pid}); listening again {back - began:.1f} s later (pid {stack.bouncer.proc.pid})"
+
+    def replica_stop() -> str:
+        run.replica_stats["before the stop"] = replica_counts(stack)
+        took = stack.replica.stop_fast()
+
+        def again() -> None:
+            time.sleep(replica_down)
+            at = time.time()
+            try:
+                stack.replica.start_again()
+                run.replica_outages[-1] = (began, time.time())
+                what = f"replica started again ({time.time() - at:.1f} s; down {time.time() - began:.0f} s)"
+                run.replica_stats["after the start"] = replica_counts(stack)
+            except Exception as exc:
+                what = f"replica start failed: {exc!r}"
+            run.chaos_log.append((at, what))
+            log(f"CHAOS: {what}")
+
+        began = time.time()
+        run.replica_outages.append((began, math.inf))
+        th = threading.Thread(target=again, name="replica-again", daemon=True)
+        th.start()
+        run.later.append(th)
+        return f"pg_ctl stop -m fast of the replica ({took:.1f} s); started again in {replica_down:.0f} s"
+
+    events = [
         ("pool child", pool_child),
         ("worker", whole("w2", "worker w2's main process")),
         ("beat", whole("beat", "beat")),
@@ -606,10 +837,16 @@ def chaos_events(stack: Stack) -> list[tuple[str, callable]]:
         ("flushall", flush),
         ("pg restart", pg_restart),
     ]
+    if stack.bouncer is not None:
+        events.insert(2, ("pgbouncer", bouncer_kill))
+    if stack.replica is not None:
+        events.insert(5, ("replica", replica_stop))
+    return events
 
 
 def chaos_thread(run: Run, t_start: float, duration: float) -> threading.Thread:
-    events = chaos_events(run.stack)
+    n = 6 + (run.stack.bouncer is not None) + (run.stack.replica is not None)
+    events = chaos_events(run, duration / (n + 1))
 
     def body() -> None:
         for k, (_, event) in enumerate(events, 1):
@@ -905,8 +1142,42 @@ def near_chaos(run: Run, at: float) -> str:
     return f" ({at - t:+.0f} s from '{what[:40]}')"
 
 
-def in_pg_restart(stack: Stack, at: float, grace: float) -> bool:
-    return any(began - 0.5 <= at <= ready + grace for began, ready in stack.pg.restarts)
+def sample_pools(run: Run, label: str | None = None) -> None:
+    """PgBouncer's SHOW POOLS for the database uno: the worst client wait so far
+    (``label``: keep the whole answer under that name)."""
+    try:
+        pools = [p for p in run.stack.bouncer.show("POOLS") if p["database"] == "uno"]
+    except Exception:
+        run.pools["failed"] += 1
+        return
+    run.pools["samples"] += 1
+    for p in pools:
+        run.pools["max cl_waiting"] = max(run.pools["max cl_waiting"], int(p["cl_waiting"]))
+        run.pools["max maxwait"] = max(run.pools["max maxwait"], int(p["maxwait"]) + int(p.get("maxwait_us", 0)) / 1e6)
+    if label:
+        run.pools[label] = pools
+
+
+def in_db_outage(run: Run, at: float, grace: float) -> bool:
+    """Whether ``at`` falls in a PostgreSQL restart or a PgBouncer outage (from 0.5 s
+    before to ``grace`` s after)."""
+    return any(began - 0.5 <= at <= ready + grace for began, ready in run.stack.pg.restarts + run.bouncer_outages)
+
+
+def replica_counts(stack: Stack) -> dict | None:
+    """The replica's own counters for the database: transactions, and index and
+    sequential scans per table (what was read there); None when it does not answer."""
+    import psycopg
+
+    try:
+        with psycopg.connect(stack.replica.url(), autocommit=True, connect_timeout=3) as conn:
+            xacts = conn.execute("SELECT xact_commit + xact_rollback FROM pg_stat_database "
+                                 "WHERE datname = 'uno'").fetchone()[0]
+            tables = {name: (seq or 0) + (idx or 0) for name, seq, idx in conn.execute(
+                "SELECT relname, seq_scan, idx_scan FROM pg_stat_user_tables")}
+    except Exception:
+        return None
+    return {"xacts": xacts, "tables": tables}
 
 
 # --------------------------------------------------------------------------------------
@@ -929,23 +1200,58 @@ def main() -> None:
                     help=f"addresses they come from (127.0.0.50 on), default {len(SLOW_IPS)}")
     ap.add_argument("--web-port", type=int, default=0, help="first web port (default: free ports)")
     ap.add_argument("--pg-grace", type=float, default=5.0,
-                    help="seconds after a PostgreSQL restart during which a 503 with Retry-After is allowed")
+                    help="seconds after a PostgreSQL restart (or PgBouncer's, scaled) during which a 503 with "
+                    "Retry-After is allowed")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--topology", choices=("single", "scaled"), default="single",
+                    help="single (default): 2 web processes, the database direct; scaled: 3 web processes, "
+                    "PgBouncer (transaction mode), a streaming replica, followers and spectators (see above)")
+    ap.add_argument("--pgbouncer-port", type=int, default=56432, help="scaled: PgBouncer's port, default 56432")
+    ap.add_argument("--replica-port", type=int, default=55433, help="scaled: the replica's port, default 55433")
+    ap.add_argument("--spectators", type=int, default=None,
+                    help="scaled: accounts that only read (lists, long-polls, histories), default 4")
     add_stack_arguments(ap)
     args = ap.parse_args()
+    scaled = args.topology == "scaled"
+    if args.spectators is None:
+        args.spectators = 4 if scaled else 0
+    if args.spectators and not scaled:
+        ap.error("--spectators: with --topology scaled")
     if args.hosts is None:
         args.hosts = max(1, math.ceil(args.games / GAMES_PER_HOST))
     if not 1 <= args.slow_ips <= len(SLOW_IPS):
         ap.error(f"--slow-ips: 1 to {len(SLOW_IPS)}")
     cfg = StackConfig(pg_port=args.pg_port, redis_port=args.redis_port, web_port=args.web_port,
                       supervisord=args.supervisord, keep_logs=args.keep_logs,
-                      snapshot=not args.live_tree,
+                      snapshot=not args.live_tree, webs=3 if scaled else 2,
+                      pgbouncer_port=args.pgbouncer_port if scaled else 0,
+                      # as deploy/pgbouncer/pgbouncer.ini: the stock 15 s refused every client for
+                      # 15 s after a failed login during a PostgreSQL restart
+                      pgbouncer_settings={"server_login_retry": 1},
+                      replica_port=args.replica_port if scaled else 0,
                       worker_loglevel="INFO",  # task lines: sweeps run and sweeps discarded
                       env={"UNO_BOT_THINK_SECONDS": str(args.think), "LOG_LEVEL": "INFO",
                            **({"UNO_SWEEP_SECONDS": str(args.sweep)} if args.sweep is not None else {})})
+    topology = ("topology scaled: 3 web processes, 2 workers, beat, PgBouncer in transaction mode "
+                f"(DB_POOLER=transaction) on {args.pgbouncer_port}, a streaming replica on {args.replica_port} "
+                "(DATABASE_REPLICA_URL of the web processes), live fan-out through Redis (LIVE_FANOUT unset: "
+                f"redis, the default with REDIS_URL), {args.spectators} spectators, every third client a follower"
+                if scaled else "topology single: 2 web processes, 2 workers, beat, PostgreSQL direct")
     run_on_stack(cfg, f"soak: {args.minutes:g} min, {args.games} bot games, {args.clients} clients, turn_seconds "
                  f"{args.turn_seconds}, {args.hosts} hosts, chaos {'on' if args.chaos else 'off'}, hostile "
-                 f"{'on' if args.hostile else 'off'}", lambda stack: soak(args, stack))
+                 f"{'on' if args.hostile else 'off'}; {topology}", lambda stack: soak(args, stack))
+
+
+def product_settings(stack: Stack) -> str:
+    """What web1's settings say (live fan-out, pooler, replica): the banner's claim checked."""
+    import subprocess
+
+    code = ("import django; django.setup(); from django.conf import settings as s; "
+            "print(f'LIVE_FANOUT={s.LIVE_FANOUT}, DB_POOLER={s.DB_POOLER or None}, "
+            "replica={\"replica\" in s.DATABASES}, DATABASE_URL port {s.DATABASES[\"default\"][\"PORT\"]}')")
+    p = stack.supervisor.programs["web1"]
+    res = subprocess.run([PYTHON, "-c", code], cwd=p.cwd, env=p.env, capture_output=True, text=True, timeout=120)
+    return res.stdout.strip() or res.stderr.strip()[-300:]
 
 
 def soak(args, stack: Stack) -> None:
@@ -967,7 +1273,8 @@ def soak(args, stack: Stack) -> None:
         with lock:
             accounts.append((name, *acc))
 
-    names = [f"s{rid}h{i}" for i in range(args.hosts)] + [f"s{rid}c{i}" for i in range(args.clients)]
+    names = ([f"s{rid}h{i}" for i in range(args.hosts)] + [f"s{rid}c{i}" for i in range(args.clients)]
+             + [f"s{rid}v{i}" for i in range(args.spectators)])
     threads = [threading.Thread(target=reg, args=(n,)) for n in names]
     for k in range(0, len(threads), 8):  # registration hashes passwords: 8 at a time
         for th in threads[k : k + 8]:
@@ -978,12 +1285,15 @@ def soak(args, stack: Stack) -> None:
         raise RuntimeError(f"{len(failures)} registrations failed, first: {failures[0]}")
     by_name = {n: (tok, pid) for n, tok, pid in accounts}
     hosts = HostPool([by_name[n][0] for n in names[: args.hosts]])
-    clients = []
-    for i, n in enumerate(names[args.hosts :]):
+    clients: list[threading.Thread] = []
+    for i, n in enumerate(names[args.hosts : args.hosts + args.clients]):
         token, pid = by_name[n]
         profile = profiles[i % len(profiles)]
         run.client_players[pid] = profile
         clients.append(HumanClient(run, i, token, pid, profile))
+    clients += [Spectator(run, i, by_name[n][0]) for i, n in enumerate(names[args.hosts + args.clients :])]
+    if args.topology == "scaled":
+        log(f"product settings of web1: {product_settings(stack)}")
     owner = None
     if args.hostile:
         # the guessed account: its owner logged in once before the attack (device cookie)
@@ -1005,6 +1315,8 @@ def soak(args, stack: Stack) -> None:
     mem_start = stack.memory()
     cpu_start = cpu_snapshot(stack, "bench (clients)")
     db_t0 = db_now(stack.pg.url())
+    if stack.replica is not None:
+        run.replica_stats["start"] = replica_counts(stack)
     t_start = time.time()
     duration = args.minutes * 60
     sampler.start()
@@ -1027,12 +1339,18 @@ def soak(args, stack: Stack) -> None:
     next_report = t_start + 60
     queue_lengths: list[int] = []  # the broker's backlog: tells overload from lost tasks
     redis_client = stack.redis.client()
+    stalls_seen = 0
     while time.time() < t_start + duration:
         time.sleep(1)
         try:
             queue_lengths.append(redis_client.llen("celery"))
         except Exception:
             pass
+        if stack.bouncer is not None:
+            sample_pools(run)
+        if len(sampler.stalls) > stalls_seen and len(run.slot_snapshots) < 5:
+            stalls_seen = len(sampler.stalls)
+            run.slot_snapshots.append((time.time(), bot_slots(stack, redis_client)))
         if time.time() >= next_report:
             next_report += 60
             c = run.counts
@@ -1049,6 +1367,8 @@ def soak(args, stack: Stack) -> None:
     mem_end = stack.memory()
     cpu = cpu_used(cpu_start, cpu_snapshot(stack, "bench (clients)"))
     db_t1 = db_now(stack.pg.url())
+    if stack.bouncer is not None:
+        sample_pools(run, "end of the load")
     run.stop.set()
     log("load stopped; waiting for the clients' last retries")
     deadline = time.time() + RETRY_FOR + 10
@@ -1064,11 +1384,55 @@ def soak(args, stack: Stack) -> None:
         run.hostile.owner["from a new device (no cookie)"] = owner_login(stack.web_ports, *owner[:2], None)
         run.hostile.freeze()
     sampler.stop()
+    for th in run.later:  # a replica stopped by the chaos starts again before the checks
+        th.join(60)
     restarts = list(stack.supervisor.exits)
     stack.stop_programs()
     log("product processes stopped; checking the database")
+    if stack.replica is not None:
+        run.replica_stats["end"] = replica_counts(stack)  # (the web processes' sessions ended: stats flushed)
+    if stack.bouncer is not None:
+        try:
+            run.pools["stats"] = stack.bouncer.show("STATS")
+        except Exception as exc:
+            run.pools["stats"] = [{"error": repr(exc)}]
     report(args, run, stack, sampler, restarts, (mem_start, mem_end), cpu, db_t0, db_t1, duration, queue_lengths,
            t_start, hosts.most())
+
+
+def bot_slots(stack: Stack, redis_client) -> str:
+    """The owners' bot slots (games.botqueue: leases in the cache, seconds left of each)
+    and their held-back steps, for a stall's diagnosis."""
+    import psycopg
+
+    try:
+        slots = sorted((k.decode().split("botslot:", 1)[1], redis_client.ttl(k))
+                       for k in redis_client.scan_iter(match="*botslot:*"))
+        with psycopg.connect(stack.pg.url(), connect_timeout=3) as conn:
+            held = dict(conn.execute("SELECT owner_id, count(*) FROM games_deferredbotstep GROUP BY owner_id"))
+    except Exception as exc:
+        return f"not read: {exc!r}"
+    return (f"slots held (owner:slot, s left of a lease of games.botqueue.LEASE_SECONDS) {', '.join(f'{k} {t}s' for k, t in slots) or 'none'}; "
+            f"held-back steps per owner {held or 'none'}")
+
+
+def stall_moves(run: Run, url: str, gid: int, first: float) -> str:
+    """A stalled game's kind, and the moves before and after its stall (who ended it)."""
+    import datetime as dt
+
+    import psycopg
+
+    kind = "human client's game" if gid in run.human_games else "bot game"
+    at = dt.datetime.fromtimestamp(first, dt.timezone.utc)
+    with psycopg.connect(url) as conn:
+        owner = conn.execute("SELECT creator_id FROM games_game WHERE id = %s", (gid,)).fetchone()[0]
+        before = conn.execute("SELECT seq, by, created_at FROM games_move WHERE game_id = %s AND created_at <= %s "
+                              "ORDER BY seq DESC LIMIT 1", (gid, at)).fetchone()
+        after = conn.execute("SELECT seq, by, created_at FROM games_move WHERE game_id = %s AND created_at > %s "
+                             "ORDER BY seq LIMIT 1", (gid, at)).fetchone()
+    def move(m) -> str:
+        return f"seq {m[0]} by {m[1]} at {m[2].timestamp() - T0:.1f}s" if m else "none"
+    return f"{kind} of owner {owner}; last move before: {move(before)}; next: {move(after)}"
 
 
 def latency_line(values: list[float]) -> str:
@@ -1125,6 +1489,106 @@ def report_hostile(args, run: Run, duration: float) -> list[tuple[str, bool, str
     ]
 
 
+def fanout_delivery(run: Run, url: str) -> dict[str, dict]:
+    """The followers' and spectators' long-polls, by kind: how each was answered and, when
+    woken by a move committed during the wait, how long after that move's ``created_at``
+    the answer came (the move's transaction, the publication on Redis, the hub of another
+    process, the answer).  A long-poll answered at its timeout with a version newer than it
+    asked, more than 1 s after the move that made it, missed its wake-up."""
+    import psycopg
+
+    waits = list(run.waits)
+    created: dict[tuple[int, int], float] = {}
+    if waits:
+        with psycopg.connect(url) as conn:
+            rows = conn.execute(
+                "SELECT m.game_id, m.seq, m.created_at FROM games_move m "
+                "JOIN unnest(%s::bigint[], %s::int[]) AS w(g, s) ON m.game_id = w.g AND m.seq = w.s",
+                ([w.game_id for w in waits], [w.version + 1 for w in waits])).fetchall()
+        created = {(g, q): at.timestamp() for g, q, at in rows}
+    out: dict[str, dict] = {}
+    for w in waits:
+        d = out.setdefault(w.who, {"outcomes": Counter(), "delivery": [], "missed": []})
+        if w.answered <= w.version:
+            d["outcomes"]["unchanged at the timeout"] += 1
+            continue
+        at = created.get((w.game_id, w.version + 1))
+        answered_at = w.sent + w.took
+        if at is None:
+            d["outcomes"]["newer, no move at version + 1"] += 1
+        elif at <= w.sent:
+            d["outcomes"]["newer already when asked"] += 1
+        elif w.took >= LONG_POLL_SECONDS - 0.5 and answered_at - at > 1.0:
+            d["outcomes"]["MISSED: answered at the timeout, the move earlier"] += 1
+            d["missed"].append((w, answered_at - at))
+        else:
+            d["outcomes"]["woken by a move during the wait"] += 1
+            d["delivery"].append(answered_at - at)
+    return out
+
+
+def counter_delta(stats: dict, key) -> tuple[float, str]:
+    """A replica counter over the run (``key(snapshot)``), across a stop and a start of the
+    replica by the chaos: (delta, how it was counted)."""
+    start, end = stats.get("start"), stats.get("end")
+    if not start or not end:
+        return float("nan"), "the replica did not answer"
+    pre, post = stats.get("before the stop"), stats.get("after the start")
+    if pre and post and key(post) < key(pre):  # its statistics did not survive the restart
+        return key(pre) - key(start) + key(end) - key(post), "statistics reset by the restart: summed around it"
+    return key(end) - key(start), "one count"
+
+
+def report_scaled(run: Run, stack: Stack) -> None:
+    """--topology scaled: the live fan-out across processes, the replica's reads, PgBouncer's pools."""
+    print("live fan-out (long-polls of followers, on the web process after the one they post to, and "
+          f"of spectators, on the web processes in turn; timeout {LONG_POLL_SECONDS} s):")
+    for who, d in sorted(fanout_delivery(run, stack.pg.url()).items()):
+        print(f"    {who + 's':<11} {sum(d['outcomes'].values())} answered 200: {dict(d['outcomes'])}; "
+              f"delivery after the move's created_at: {latency_line(d['delivery'])}")
+        for w, late in d["missed"][:5]:
+            print(f"        missed: game {w.game_id} v{w.version} at {w.sent - T0:.0f}s, the move {late:.1f} s "
+                  f"before the answer{near_chaos(run, w.sent + w.took)}")
+    print(f"    spectators:  {dict(run.spectated)}")
+    if stack.replica is not None:
+        xacts, how = counter_delta(run.replica_stats, lambda c: c["xacts"])
+        tables = set()
+        for snap in run.replica_stats.values():
+            if snap:
+                tables |= set(snap["tables"])
+        scans = {}
+        for name in sorted(tables):
+            n, _ = counter_delta(run.replica_stats, lambda c, name=name: c["tables"].get(name, 0))
+            if n == n and n > 0:
+                scans[name] = int(n)
+        kinds = Counter(label for _, label, _ in run.lagging)
+        statuses = Counter(status for _, _, status in run.lagging)
+        print(f"read replica:        {xacts:.0f} transactions on the replica's database during the load ({how}; "
+              f"a few are the bench's own); scans per table there: {scans or 'none'}")
+        print(f"    the spectators' lag-tolerant reads: {dict(kinds)}, answered {dict(statuses)} (None: no answer); "
+              "lists, and a finished game's moves and scores: from the replica when it is up and has the "
+              "game's end, else the primary")
+        for began, back in run.replica_outages:
+            during = Counter(status for sent, _, status in run.lagging if began <= sent <= back)
+            print(f"    while the replica was down ({began - T0:.0f}s-{back - T0:.0f}s): {sum(during.values())} of "
+                  f"them, answered {dict(during)} (from the primary)")
+    if stack.bouncer is not None:
+        pools = run.pools
+        print(f"PgBouncer:           SHOW POOLS sampled every second ({pools['samples']} samples, {pools['failed']} "
+              f"failed: its outage): clients waiting for a server connection at most {pools['max cl_waiting']}, "
+              f"longest wait {pools['max maxwait']:.3f} s")
+        for p in pools.get("end of the load", []):
+            print("    at the end of the load: " + ", ".join(
+                f"{k} {p[k]}" for k in ("user", "cl_active", "cl_waiting", "sv_active", "sv_idle", "sv_used",
+                                        "sv_login", "maxwait", "pool_mode") if k in p))
+        for st in pools.get("stats", []):
+            if st.get("database") in ("uno", None):
+                print("    SHOW STATS (since its last start; times in µs): " + ", ".join(
+                    f"{k} {st[k]}" for k in ("total_xact_count", "total_query_count", "total_wait_time",
+                                             "avg_xact_count", "avg_query_count", "avg_xact_time", "avg_query_time",
+                                             "avg_wait_time", "error") if k in st))
+
+
 def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, cpu, db_t0, db_t1,
            duration: float, queue_lengths: list[int], t_start: float, most_per_host: int) -> None:
     import psycopg
@@ -1143,12 +1607,13 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
     verify_s = time.time() - t
 
     s = run.stats
-    allowed = [e for e in s.server_errors if e[1] == 503 and e[4] and in_pg_restart(stack, e[0], args.pg_grace)]
+    allowed = [e for e in s.server_errors if e[1] == 503 and e[4] and in_db_outage(run, e[0], args.pg_grace)]
     bad5 = [e for e in s.server_errors if e not in allowed]
     moves = sum(by.values())
     print()
     print("=" * 100)
-    print(f"SOAK RESULTS ({args.minutes:g} min, {args.games} bot games, {args.clients} clients, chaos "
+    print(f"SOAK RESULTS ({args.minutes:g} min, topology {args.topology}, {args.games} bot games, {args.clients} "
+          f"clients{f', {args.spectators} spectators' if args.spectators else ''}, chaos "
           f"{'on' if args.chaos else 'off'}, hostile {'on' if args.hostile else 'off'}; supervision: "
           f"{stack.supervisor.kind}; load average now "
           f"{load_average()})")
@@ -1157,7 +1622,7 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
           f"connection errors {s.conn_errors}; plus {s.dropped} connections dropped on purpose)")
     print(f"error codes:         {dict(s.codes.most_common())}")
     print(f"5xx:                 {len(bad5)} counted, {len(allowed)} allowed (503 with Retry-After within "
-          f"{args.pg_grace:g} s of a PostgreSQL restart)")
+          f"{args.pg_grace:g} s of a PostgreSQL restart{' or a PgBouncer outage' if stack.bouncer else ''})")
     for at, status, method, path, ra, code in bad5[:15]:
         print(f"    {at - T0:7.1f}s {status} {method} {path} code={code} Retry-After={ra}"
               f"{near_chaos(run, at)}")
@@ -1169,8 +1634,8 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
           f"{run.counts['client crashes']}; {args.hosts} hosts, at most {most_per_host} unfinished bot games "
           f"each at the end, {run.counts['bot game launches failed']} launches failed")
     lat = [(label, secs) for sent, label, secs in s.latencies if sent >= t_start]
-    print(f"honest latency:      every honest request from the start of the load (from {HONEST_IP}): "
-          f"{latency_line([x for _, x in lat])}")
+    print(f"honest latency:      every honest request from the start of the load (from {HONEST_IP}), "
+          f"long-polls apart: {latency_line([x for label, x in lat if 'wait_for_version' not in label])}")
     kinds: dict[str, list[float]] = {}
     for label, secs in lat:
         kinds.setdefault(label, []).append(secs)
@@ -1186,7 +1651,9 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
               f"(every {max(1, len(firsts) // 10)}th game, in order)")
     for gid, (overdue, at, first) in sorted(sampler.stalls.items(), key=lambda kv: -kv[1][0])[:10]:
         print(f"    game {gid}: {overdue:.1f} s overdue at {at - T0:.0f}s (stalled since {first - T0:.0f}s)"
-              f"{near_chaos(run, at)}")
+              f"{near_chaos(run, at)}; {stall_moves(run, url, gid, first)}")
+    for at, slots in run.slot_snapshots:
+        print(f"    at {at - T0:.0f}s: {slots}")
     print(f"broker queue:        LLEN celery sampled every second: p50 {percentile(queue_lengths, 50):.0f}, max "
           f"{max(queue_lengths, default=0)} (a long queue: the stack is over capacity)")
     print(f"timer lateness:      p50 {fmt_s(percentile(late, 50))}, p99 {fmt_s(percentile(late, 99))}, max "
@@ -1198,6 +1665,8 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
           f"{len(active)} ({verify_s:.0f} s)")
     for line in (bad_fin + bad_act)[:10]:
         print(f"    {line}")
+    if stack.bouncer is not None or stack.replica is not None:
+        report_scaled(run, stack)
     if run.chaos_log:
         print("chaos:")
         for at, what in run.chaos_log:
@@ -1217,7 +1686,8 @@ def report(args, run: Run, stack: Stack, sampler: DbSampler, restarts, memory, c
     exactly_once = (acks["found"] == len(run.acks) and not acks["acknowledged twice (two keys, one move)"]
                     and unacked <= 0 and not run.replays["different"])
     verdicts = [
-        ("0 5xx (503 + Retry-After during the PostgreSQL restart excepted)", not bad5, f"{len(bad5)} 5xx"),
+        (f"0 5xx (503 + Retry-After during the PostgreSQL restart{' and the PgBouncer outage' if stack.bouncer else ''}"
+         " excepted)", not bad5, f"{len(bad5)} 5xx"),
         ("0 stalled games", not sampler.stalls, f"{len(sampler.stalls)} stalled"),
         ("every acknowledged action in the move log exactly once", exactly_once,
          f"{acks['found']}/{len(run.acks)} found, {max(unacked, 0)} unacknowledged player moves beyond the "

@@ -22,6 +22,7 @@ being revoked or expiring, the password changing or the player being deactivated
 from __future__ import annotations
 
 import asyncio
+import logging
 import weakref
 
 from asgiref.sync import sync_to_async
@@ -31,8 +32,11 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework.exceptions import AuthenticationFailed
 
 from config.problems import ApiError, problem_response
+from config.resilience import TRANSIENT_ERRORS
 from games import live
 from games.models import Game
+
+log = logging.getLogger(__name__)
 
 #: the longest long-poll, in seconds (and the default)
 MAX_WAIT_SECONDS = 60
@@ -270,8 +274,11 @@ async def wait_first(scope: dict, game_id: int) -> None:
     as Django reads it (its ASGI request: headers joined, query parsed) and authenticated
     as the view authenticates it, so that any request the view would wait for is waited
     for here.  An unauthenticated or malformed request is not waited for: the view
-    answers it with its problem.  Either way the scope is marked, and the view does not
-    wait in a thread (asgiref's one shared thread, under the front door)."""
+    answers it with its problem; nor is one whose database reads fail (transient: the
+    database or its pooler is out), which the view answers as any other request then,
+    503 with Retry-After while it is still out (an error raised here, outside Django,
+    would be a bare 500).  Either way the scope is marked, and the view does not wait in
+    a thread (asgiref's one shared thread, under the front door)."""
     import io
 
     from django.core.handlers.asgi import ASGIRequest
@@ -284,7 +291,10 @@ async def wait_first(scope: dict, game_id: int) -> None:
         return
     if wait is None:
         return
-    credentials = await sync_to_async(_view_credentials)(request)
-    if credentials is None:
-        return
-    await wait_for_version(game_id, *wait, token_id=credentials[1].pk)
+    try:
+        credentials = await sync_to_async(_view_credentials)(request)
+        if credentials is None:
+            return
+        await wait_for_version(game_id, *wait, token_id=credentials[1].pk)
+    except TRANSIENT_ERRORS as exc:
+        log.warning("long-poll of game %s not waited for: %s: %s", game_id, type(exc).__name__, exc)
