@@ -21,8 +21,13 @@ from bench._stack import PG_BIN, PrivatePostgres, PrivateReplica
 from tests.celery_helpers import wait_for
 from tests.server_support import Gunicorn, call, free_port, register
 
-pytestmark = pytest.mark.skipif(not (PG_BIN / "pg_basebackup").exists() or os.geteuid() != 0,
-                                reason="needs PostgreSQL 15's binaries and root (initdb runs as postgres)")
+pytestmark = [
+    pytest.mark.skipif(not (PG_BIN / "pg_basebackup").exists() or os.geteuid() != 0,
+                       reason="needs PostgreSQL 15's binaries and root (initdb runs as postgres)"),
+    # the test database, which the private primary is copied from, is made even when only this
+    # file runs (pytest-django makes the databases the collected tests ask for)
+    pytest.mark.django_db,
+]
 
 
 #: the server's DATABASE_REPLICA_STICKY_SECONDS
@@ -33,24 +38,22 @@ def _port(name: str) -> int:
     return int(os.environ.get(name) or free_port())
 
 
-def copy_the_test_database(url: str, django_db_blocker) -> None:
+def copy_the_test_database(url: str) -> None:
     """The test database (migrated by pytest-django for this run) copied into ``url`` with
     pg_dump and psql: the schema ``migrate`` makes, its recorded migrations and rows, in
     seconds where running the migrations again on a new cluster took one to two minutes."""
-    with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute("SELECT current_database()")
-        (name,) = cursor.fetchone()
-    db = connection.settings_dict
+    db = connection.settings_dict  # (the test database's, once made: tests.server_support.database_url)
     dump = subprocess.run([str(PG_BIN / "pg_dump"), "--no-owner", "--no-privileges", "-h", db["HOST"] or "127.0.0.1",
-                           "-p", str(db["PORT"] or 5432), "-U", db["USER"] or "postgres", name],
-                          capture_output=True, check=True)
+                           "-p", str(db["PORT"] or 5432), "-U", db["USER"] or "postgres", db["NAME"]],
+                          capture_output=True)
+    assert dump.returncode == 0, dump.stderr.decode(errors="replace")
     load = subprocess.run([str(PG_BIN / "psql"), "-q", "-X", "-v", "ON_ERROR_STOP=1", "-d", url], input=dump.stdout,
                           capture_output=True)
     assert load.returncode == 0, load.stderr.decode(errors="replace")
 
 
 @pytest.fixture(scope="module")
-def clusters(django_db_setup, django_db_blocker):
+def clusters(django_db_setup):
     """(primary, replica): the primary holding the migrated schema, the replica streaming from it."""
     base = Path(tempfile.mkdtemp(prefix="uno-replica-"))
     base.chmod(0o755)
@@ -58,7 +61,7 @@ def clusters(django_db_setup, django_db_blocker):
     replica = PrivateReplica(base, _port("TEST_REPLICA_PORT"), primary)
     try:
         primary.start()
-        copy_the_test_database(primary.url(), django_db_blocker)
+        copy_the_test_database(primary.url())
         replica.start()
         yield primary, replica
     finally:
