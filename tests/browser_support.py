@@ -97,7 +97,10 @@ def static_root(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(django_db_setup, static_root, tmp_path_factory):
-    yield from served(tmp_path_factory, STATIC_ROOT=static_root)
+    """The served page; bots think 0 s on the server as on the tests' worker (the server
+    queues a bot's step with its think time: a second a bot move made whole games against
+    bots last a minute and more)."""
+    yield from served(tmp_path_factory, STATIC_ROOT=static_root, UNO_BOT_THINK_SECONDS=0)
 
 
 @pytest.fixture(scope="module")

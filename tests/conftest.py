@@ -15,7 +15,6 @@ from players.models import Player
 from players.tokens import token_issue
 from tests.pooler_support import pgbouncer_for_test_database
 from tests.postgres_speed import commit_without_waiting, delete_to_flush
-from tests.server_support import ServerProcess
 
 # No issued token or webhook secret in any log record of the run; and the shared fixtures
 # (a real worker: ``worker``, ``redis_broker``; ``clients``; a module's ``gunicorn``; the
@@ -29,6 +28,8 @@ def pytest_runtest_makereport(item, call):
     """A failed test that used a server process (a module's ``server``, ``gunicorn``...)
     shows the end of that server's output beside its traceback: what the server did
     while the test waited, for a failure seen once on a loaded machine."""
+    from tests.server_support import ServerProcess  # (a plugin of this file's: imported once registered)
+
     outcome = yield
     report = outcome.get_result()
     if report.failed and call.when == "call":

@@ -51,18 +51,24 @@ def lobby_settings(page, *, bots: int = 0, rounds: int = 1, seats: int | None = 
     page.fill("#opt-rounds", str(rounds))
 
 
-def play_to_the_end(pages, gid: int, api: Api, limit: float = 150) -> None:
-    """Every page clicks what it offers until the game is finished."""
+def play_to_the_end(pages, gid: int, api: Api, limit: float = 150, each: int | None = None) -> None:
+    """Every page clicks what it offers until the game is finished (``each``: until every
+    page has clicked that many times, or the game is finished)."""
     deadline = time.monotonic() + limit
     clicks = 0
+    by_page = [0] * len(pages)
     while any(p.get_attribute("#table", "data-status") != "finished" for p in pages):
+        if each is not None and min(by_page) >= each:
+            print(f"game {gid}: each page clicked {each} times or more ({clicks} clicks)")
+            return
         assert time.monotonic() < deadline, f"game {gid} did not end: {api.get(f'/games/{gid}')['version']} moves"
         acted = False
-        for page in pages:
+        for i, page in enumerate(pages):
             version = page.get_attribute("#table", "data-version")
             if act_once(page):
                 acted = True
                 clicks += 1
+                by_page[i] += 1
                 try:
                     page.wait_for_function(
                         "v => document.querySelector('#table').dataset.version !== v || document.querySelector('#choice')",
@@ -130,7 +136,12 @@ def test_a_challenge_by_name_is_accepted_played_to_the_end_and_rematched_with_th
 
     for page in (pa, pb):
         page.wait_for_selector("#table[data-status=active]")
-    play_to_the_end([pa, pb], gid, a)
+    # both play in their pages; the rest of the game is played by the API, and every page
+    # follows it to its end (a whole game clicked through: test_browser_client, test_browser_table)
+    play_to_the_end([pa, pb], gid, a, each=3)
+    played_through_the_api(gid, [a, b])
+    for page in (pa, pb, pw):
+        page.wait_for_selector("#table[data-status=finished]")
 
     # the rematch: A offers, B sees the offer live and accepts; everyone follows
     pa.click("#rematch-offer")
