@@ -201,14 +201,15 @@ def play_seat_zero_to_the_end(client: APIClient, gid: int, choose: Callable[[dic
     whenever seat 0 owes the decision, post ``choose(view)`` (one of its
     ``legal_actions``) with ``expected_version`` (409: a bot acted out of turn in
     between, and the next view decides again), until the game is finished, within
-    ``seconds``.  Returns the finished game's view."""
+    ``seconds``.  Returns the finished game's view.  (It looks every 20 ms: the worker's
+    threads share this process, and a look every 10 ms kept the interpreter from them.)"""
     from tests.celery_helpers import wait_for
 
     url = f"/api/v1/games/{gid}"
     started = time.monotonic()
     while True:
         g = wait_for(lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == 0 else None)(
-            client.get(url).json()), timeout=turn_timeout, interval=0.01, message="seat 0's turn")
+            client.get(url).json()), timeout=turn_timeout, interval=0.05, message="seat 0's turn")
         if g["status"] == "finished":
             return g
         r = client.post(f"{url}/actions", {**choose(g), "expected_version": g["version"]}, format="json")

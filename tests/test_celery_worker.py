@@ -153,7 +153,7 @@ def wait_my_turn(client, gid, seat=0, timeout=10.0):
     return wait_for(
         lambda: (lambda g: g if g["status"] == "finished" or g["current_seat"] == seat else None)(
             game_json(client, gid)),
-        timeout=timeout, interval=0.01, message=f"seat {seat}'s turn in game {gid}")
+        timeout=timeout, interval=0.02, message=f"seat {seat}'s turn in game {gid}")
 
 
 def take_turn(client, gid, g, rng) -> bool:
