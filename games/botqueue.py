@@ -19,7 +19,8 @@ once with it (``scheduling.hand_over``); the deadline sweeper also hands free sl
 the held-back steps that are due, round robin across owners
 (``scheduling.dispatch_deferred``, :func:`round_robin`), which covers a hand-over that
 was lost (a worker killed, a broker hiccup) and slots whose holders died (a lease lasts
-``LEASE_SECONDS``).  A step sent without a slot (the sweeper reviving a robot whose step
+``LEASE_SECONDS``; the sweeper's revival of a game whose step was lost takes that step's
+slot over at once, :func:`acquire`).  A step sent without a slot (the sweeper reviving a robot whose step
 was lost, a message queued before this module) takes one when it starts, or is held
 back.  So an owner never has more than K steps queued or running, however many tables
 they have: every other owner's step is queued behind at most K of theirs, and an owner
@@ -92,10 +93,17 @@ def _key(owner: int, slot: int) -> str:
     return f"botslot:{owner}:{slot}"
 
 
-def acquire(owner: int) -> Lease | None:
-    """A free slot of ``owner`` (None: all K are held).  The share off, or the cache
-    unreachable: a lease of no slot, at once."""
-    ticket = uuid.uuid4().hex
+def acquire(owner: int, game_id: int | None = None, take_over: bool = False) -> Lease | None:
+    """A free slot of ``owner`` for a step of game ``game_id`` (None: all K are held).
+    ``take_over``: a step sent without a slot (the sweeper reviving a robot whose step
+    was lost) may also take the slot an earlier step of the same game still holds: that
+    step was lost with its worker or its message (its game's robot was overdue, or the
+    sweeper would not have revived it), and its slot would otherwise stay held until its
+    lease expires (``LEASE_SECONDS``), holding up the owner's other tables too.  (A step
+    queued by a move never takes over: its game's running step hands the slot on in turn,
+    to the owner's step held back first.)  The share off, or the cache unreachable: a
+    lease of no slot, at once."""
+    ticket = uuid.uuid4().hex if game_id is None else f"{game_id}:{uuid.uuid4().hex}"
     if not per_owner():
         return Lease(owner, None, ticket)
     keys = [_key(owner, i) for i in range(per_owner())]
@@ -104,6 +112,12 @@ def acquire(owner: int) -> Lease | None:
         for slot, key in enumerate(keys):
             if key not in held and cache.add(key, ticket, timeout=LEASE_SECONDS):
                 return Lease(owner, slot, ticket)
+        if take_over and game_id is not None:
+            for slot, key in enumerate(keys):
+                if str(held.get(key, "")).startswith(f"{game_id}:"):
+                    cache.set(key, ticket, timeout=LEASE_SECONDS)
+                    log.info("bot slot %s of owner %s: taken over from game %s's lost step", slot, owner, game_id)
+                    return Lease(owner, slot, ticket)
         return None
     except Exception:  # Redis restarting: let the bots play, unshared, rather than stop
         log.warning("bot slots of owner %s: the cache cannot be reached; the step goes unshared", owner,
@@ -139,13 +153,14 @@ def release(lease: Lease | None) -> None:
         log.warning("bot slot %s of owner %s: could not release it", lease.slot, lease.owner, exc_info=True)
 
 
-def take(owner: int, lease: Lease | None) -> Lease | None:
-    """The slot a step of ``owner``'s game runs in: the one it was queued with, if it
-    still holds it, else a free one; None: every slot of the owner is held (hold the
-    step back: :func:`defer`)."""
+def take(owner: int, lease: Lease | None, game_id: int | None = None) -> Lease | None:
+    """The slot a step of ``owner``'s game ``game_id`` runs in: the one it was queued
+    with, if it still holds it, else a free one (a step sent without one: also the slot
+    its game's lost step holds, :func:`acquire`); None: every slot of the owner is held
+    (hold the step back: :func:`defer`)."""
     if lease is not None and lease.owner == owner and holds(lease):
         return lease
-    return acquire(owner)
+    return acquire(owner, game_id, take_over=lease is None)
 
 
 # --------------------------------------------------------------------------------------

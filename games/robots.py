@@ -142,7 +142,7 @@ def bot_step(game_id: int, version: int, lease: list | None = None) -> bool:
             _done(given)
             return False
         game, version = taken
-    held = botqueue.take(game.creator_id, given)
+    held = botqueue.take(game.creator_id, given, game_id)
     if held is None:
         scheduling.hold_back(game_id, version, game.creator_id)
         return False

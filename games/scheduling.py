@@ -91,7 +91,7 @@ def queue_bot(game_id: int, version: int, owner: int, delay: float) -> bool:
     being held, held back in the database until one is free (``games.botqueue``).  True
     if queued now."""
     due = timezone.now() + timedelta(seconds=max(0.0, delay))
-    lease = botqueue.acquire(owner)
+    lease = botqueue.acquire(owner, game_id)
     if lease is None:
         return hold_back(game_id, version, owner, due) > 0
     return _send_with(lease, game_id, version, due)
@@ -125,7 +125,7 @@ def _send_held(owner: int, game_id: int, version: int, due: datetime) -> bool | 
     """Queue the held-back step of ``game_id`` at ``version`` with a free slot of
     ``owner``'s.  True: queued; False: the owner has no free slot; None: not queued
     (another taker had it, or the broker refused it: held back again)."""
-    lease = botqueue.acquire(owner)
+    lease = botqueue.acquire(owner, game_id)
     if lease is None:
         return False
     if not botqueue.claim(game_id, version):

@@ -202,6 +202,27 @@ def test_a_held_back_step_does_nothing_now(make_player, broker, settings):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_revived_step_takes_over_the_slot_its_games_lost_step_holds(make_player, broker, settings):
+    """A worker killed with a step: the step's slot stays held until its lease expires
+    (30 s).  The sweeper's revival of that game's robot takes the slot over at once; a
+    revived step of another game of the owner's does not (it is held back)."""
+    settings.UNO_BOT_STEPS_PER_OWNER = 1
+    owner, _ = make_player("owner")
+    a, b = quiet_tables(owner, 2, settings, broker)
+    va, vb = (Game.objects.get(pk=g).version for g in (a, b))
+    lost = botqueue.acquire(owner.pk, a)  # a's step, queued with the owner's one slot, then lost
+    assert lost is not None and botqueue.acquire(owner.pk, b) is None
+    assert not robots.bot_step(b, vb)  # b's robot revived: the slot is a's, so b is held back
+    assert Game.objects.get(pk=b).version == vb and DeferredBotStep.objects.filter(game_id=b).exists()
+    broker.messages.clear()
+    assert robots.bot_step(a, va)  # a's robot revived (no slot given): it takes a's slot over and acts
+    assert Game.objects.get(pk=a).version > va
+    assert not botqueue.holds(lost)  # the lost step, were it to start after all, has no slot
+    # the revived step ended: the slot went on to b's step, held back first
+    assert [m.args[0] for m in broker.bot_steps()].count(b) == 1
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_step_run_twice_acts_once_and_gives_its_slot_back(make_player, broker, settings):
     settings.UNO_BOT_STEPS_PER_OWNER = 1
     owner, _ = make_player("owner")
