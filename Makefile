@@ -52,31 +52,41 @@ $(AXE): tests/a11y/package-lock.json
 	touch $@
 
 # The test databases (test_uno_gw0, test_uno_gw1...) are created and dropped by pytest-django.
-# The PostgreSQL stage runs on PG_TEST_WORKERS processes (pytest-xdist, a test file's tests
-# together), each with its own database and Redis db (tests/parallel_env.py: db 15 for the
-# first, 14 for the second...), flushed between tests: point TEST_REDIS_URL at scratch dbs.
-# Then the tests marked `concurrency` run again on the embedded default (SQLite file
-# in TEST_SQLITE_DIR, filesystem broker, no Redis), as `make run` uses it, and beside them
-# the engine's tests (tests/engine: pure Python, no database, no shared state), spread over
-# ENGINE_TEST_WORKERS processes (pytest-xdist) at a lower priority (nice): the SQLite stage
-# mostly waits on its servers and workers, and the engine's tests take the cores meanwhile.
-# Their output follows the SQLite stage's; either failing fails `make test`.
+# Three stages run at once, each with its own database, run files and temporary folder:
+# - PostgreSQL + Redis (the output shown as it comes): PG_TEST_WORKERS processes
+#   (pytest-xdist, a test file's tests together), each with its own database and Redis db
+#   (tests/parallel_env.py: db 15 for the first, 14 for the second...), flushed between
+#   tests: point TEST_REDIS_URL at scratch dbs;
+# - the tests marked `concurrency` again on the embedded default (SQLite file in
+#   TEST_SQLITE_DIR, filesystem broker, no Redis), as `make run` uses it;
+# - the engine's tests (tests/engine: pure Python, no database, no shared state) on
+#   ENGINE_TEST_WORKERS processes at a lower priority (nice).
+# The first two mostly wait on their servers, workers and browsers (together about half of
+# two cores), and the engine's tests take the cores meanwhile. The other two stages' output
+# follows the first's; any stage failing fails `make test`.
 TEST_SQLITE_DIR ?= .run/test-sqlite
 ENGINE_TEST_WORKERS ?= 2
 PG_TEST_WORKERS ?= 2
 test: venv $(AXE)
 	$(BIN)/python scripts/wait_for.py --timeout 10 127.0.0.1:5432 127.0.0.1:6379
 	$(BIN)/mkdocs build --strict --quiet --site-dir $(abspath .run/test-site)
-	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) PYTHONPATH=$(CURDIR) \
-		$(BIN)/pytest -p tests.parallel_env -n $(PG_TEST_WORKERS) --dist loadfile --ignore=tests/engine $(PYTEST_ARGS)
 	rm -rf $(TEST_SQLITE_DIR) && mkdir -p $(TEST_SQLITE_DIR)
-	nice -n 10 $(BIN)/pytest -n $(ENGINE_TEST_WORKERS) tests/engine $(PYTEST_ARGS) > $(TEST_SQLITE_DIR)/engine.log 2>&1 & \
+	nice -n 10 $(BIN)/pytest -n $(ENGINE_TEST_WORKERS) tests/engine --basetemp=$(abspath $(TEST_SQLITE_DIR))/tmp-engine \
+		$(PYTEST_ARGS) > $(TEST_SQLITE_DIR)/engine.log 2>&1 & \
 	engine=$$!; \
 	DATABASE_URL=sqlite:///$(abspath $(TEST_SQLITE_DIR))/db.sqlite3 REDIS_URL= RUN_DIR=$(abspath $(TEST_SQLITE_DIR))/run \
-		$(BIN)/pytest -m concurrency --ignore=tests/engine $(PYTEST_ARGS); sqlite=$$?; \
+		$(BIN)/pytest -m concurrency --ignore=tests/engine --basetemp=$(abspath $(TEST_SQLITE_DIR))/tmp-sqlite \
+		$(PYTEST_ARGS) > $(TEST_SQLITE_DIR)/sqlite.log 2>&1 & \
+	sqlite=$$!; \
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) PYTHONPATH=$(CURDIR) \
+		$(BIN)/pytest -p tests.parallel_env -n $(PG_TEST_WORKERS) --dist loadfile --ignore=tests/engine $(PYTEST_ARGS); \
+	pg=$$?; \
+	wait $$sqlite; sqlite=$$?; \
 	wait $$engine; engine=$$?; \
-	echo "--- the engine's tests (tests/engine), run beside the SQLite stage:"; cat $(TEST_SQLITE_DIR)/engine.log; \
-	test $$sqlite -eq 0 && test $$engine -eq 0
+	echo "--- the embedded default's stage (SQLite, no Redis: the tests marked concurrency), run beside it:"; \
+	cat $(TEST_SQLITE_DIR)/sqlite.log; \
+	echo "--- the engine's tests (tests/engine), run beside it:"; cat $(TEST_SQLITE_DIR)/engine.log; \
+	test $$pg -eq 0 && test $$sqlite -eq 0 && test $$engine -eq 0
 
 # Known vulnerabilities in the installed dependencies (PyPI's advisory data, read by
 # pip-audit over the network): scripts/audit.py says which and when it fails.
