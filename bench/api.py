@@ -234,6 +234,9 @@ class CpuMeter:
             "server": {pid: cpu for pid, (group, cpu) in procs.items() if group == self.server_pgid},
             "database": {pid: procs[pid][1] for (pid,) in backends.fetchall() if pid in procs},
             "clients": {0: time.process_time()},
+            # the cluster's write-ahead log, in bytes: what it wrote meanwhile (the bench's
+            # own writes when nothing else writes to this PostgreSQL)
+            "wal": {0: float(self.conn.execute("SELECT pg_current_wal_lsn() - '0/0'").fetchone()[0])},
         }
 
     @staticmethod
@@ -560,6 +563,9 @@ def main() -> None:
                 print(f"{label:<22}" + "".join(f"{c:>10.2f}" for c in cpu) + f"{sum(cpu):>10.2f}")
             print("   server: gunicorn's processes; database: the PostgreSQL backends of the bench database "
                   "(0 when PostgreSQL is not on this machine); clients: this script")
+            print("WAL per move (bytes): " + ", ".join(
+                f"{label} {stats['cpu']['wal'] / max(1, len(stats['post'])):,.0f}" for label, stats in rows)
+                + "   (the cluster's write-ahead log over the phase: the bench's when nothing else writes)")
         print()
         print_storage(args.pg, args.db_name)
         print()
