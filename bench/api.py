@@ -112,6 +112,7 @@ def print_storage(pg_url: str, name: str) -> None:
         conn.execute("VACUUM ANALYZE")  # the free space of updated rows counted as such, not as growth
         moves = conn.execute("SELECT count(*) FROM games_move").fetchone()[0]
         games = conn.execute("SELECT count(*) FROM games_game").fetchone()[0]
+        row = conn.execute("SELECT avg(pg_column_size(g.*)), avg(pg_column_size(g.state)) FROM games_game g").fetchone()
         tables = conn.execute(
             "SELECT relname, pg_total_relation_size(relid), pg_relation_size(relid), pg_indexes_size(relid) "
             "FROM pg_stat_user_tables ORDER BY 2 DESC LIMIT 6").fetchall()
@@ -121,6 +122,8 @@ def print_storage(pg_url: str, name: str) -> None:
         print(f"{table:<28}{total:>12,}{heap:>12,}{index:>12,}{total / max(1, moves):>12,.0f}")
     print("   bytes; per move = the table's total over every move recorded (the moves table's own: what a "
           "move adds)")
+    print(f"   a game's row now: {float(row[0] or 0):,.0f} bytes on average, its state {float(row[1] or 0):,.0f} "
+          "(compressed); the games table's total counts the space its rewritten rows leave to vacuum")
 
 
 def drop_db(pg_url: str, name: str) -> None:

@@ -120,6 +120,10 @@ class Subscribers:
         self.latencies: list[float] = []
         self.recording = False
         self.subs: list[Subscriber] = []
+        #: the subscribers' tasks: asyncio keeps only weak references to tasks, and a task
+        #: waiting on its stream (which holds it back only weakly) is otherwise collected
+        #: ("Task was destroyed but it is pending!": 10,000 streams stopped reading)
+        self.tasks: set[asyncio.Task] = set()
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
@@ -175,7 +179,7 @@ class Subscribers:
                 n = len(self.subs)
                 sub = Subscriber(game_id, token, n, self.ports[n % len(self.ports)])
                 self.subs.append(sub)
-                asyncio.ensure_future(self._run(sub))
+                self.tasks.add(asyncio.ensure_future(self._run(sub)))
             await asyncio.gather(*(s.connected.wait() for s in self.subs))
 
         started = time.monotonic()
