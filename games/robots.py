@@ -26,6 +26,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from config import fanout
 from config.problems import ApiError
 from config.resilience import TRANSIENT_ERRORS
 from games import botqueue, bots, engine, obligations, scheduling, selectors, signals
@@ -570,6 +571,9 @@ def revive_lost_steps(now: datetime, limit: int = 500) -> int:
     at_version = Q()
     for game_id, version in lost:
         at_version |= Q(pk=game_id, version=version)
+    # (``bot_due`` is the workers' own bookkeeping, which no view shows: named, so that the
+    # fan-out publishes nothing, rather than making every hub read every game again)
+    fanout.games_written(())
     Game.objects.filter(at_version).update(bot_due=now + timedelta(seconds=REQUEUE_SECONDS))
     return len(lost)
 

@@ -27,12 +27,14 @@ import signal
 import subprocess
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
 import redis
 from django.db import connection, transaction
+from django.utils import timezone
 
 from tests.celery_helpers import child_pids, wait_for
 from tests.server_support import Gunicorn, call, free_port, play_until, register, step, two_player_game
@@ -427,6 +429,37 @@ def test_a_write_nothing_names_wakes_every_hub(private_redis, settings):
     assert rec.published.count(("uno:live:all", "*")) == 1, rec.published
     assert (f"uno:live:g:{game.pk}", str(game.pk)) in rec.published
     assert not [p for p in rec.published if p[0] == f"uno:live:g:{sentinel}"], rec.published
+
+
+def test_reviving_lost_bot_steps_wakes_no_hub(private_redis, settings):
+    """The sweeper's revival of late bot steps writes only ``bot_due`` (the workers' own
+    bookkeeping): it publishes nothing, where an unnamed write made every hub read every
+    game again, as often as steps ran late (a chaos soak: several times a second)."""
+    from config import fanout
+    from games import robots, services
+    from games.models import Game
+
+    player = _player("reviver")
+    game = services.create_game(creator=player, ruleset="standard", max_players=2, bots=[{"level": "random"}])
+    services.start_game(player=player, game_id=game.pk)
+    services.leave_game(player=player, game_id=game.pk)  # robots on both seats: a step is owed
+    Game.objects.filter(pk=game.pk).update(bot_due=timezone.now() - timedelta(seconds=60))  # (its step lost)
+    settings.LIVE_FANOUT, settings.REDIS_URL = "redis", private_redis.url
+    fanout._clients.clear()
+    fanout.install(connection=connection)
+    rec = Recorder(private_redis.url)
+    try:
+        assert robots.revive_lost_steps(timezone.now()) == 1
+        assert Game.objects.get(pk=game.pk).bot_due > timezone.now()  # queued again, due again later
+        with transaction.atomic():
+            Game.objects.filter(pk=game.pk).update(turn_seconds=30)  # (a write nobody names: the control)
+        assert fanout.flush()
+        wait_for(lambda: rec.published, 10, 0.05, "published")
+    finally:
+        rec.close()
+        connection.execute_wrappers.remove(fanout._guard)
+        fanout._clients.clear()
+    assert rec.published == [("uno:live:all", "*")], rec.published  # the control's alone
 
 
 def _player(name: str):
