@@ -334,6 +334,16 @@ class Hub:
         self._kick()
         return sub
 
+    def notices_from(self, floor: int) -> None:
+        """A subscription is about to tell its client it is connected, having read the
+        newest notice's id, ``floor``: if nothing is subscribed yet (no look since), the
+        notices after ``floor`` are the first look's, so that one committed between the
+        client's "connected" and the processor's first look is still sent (it was skipped:
+        the first look took the newest id then as its floor)."""
+        with self._lock:
+            if self._notice_floor is None:
+                self._notice_floor = floor
+
     def subscribe_player(self, player_id: int, limit: int | None = None, token_id: int | None = None,
                          lease: str | None = None) -> Feed:
         """``player_id``'s feed (:class:`TooManyStreams` and ``lease`` as for a game's stream)."""
