@@ -97,9 +97,11 @@ def acquire(owner: int, game_id: int | None = None, take_over: bool = False) -> 
     """A free slot of ``owner`` for a step of game ``game_id`` (None: all K are held).
     ``take_over``: a step sent without a slot (the sweeper reviving a robot whose step
     was lost) may also take the slot an earlier step of the same game still holds: that
-    step was lost with its worker or its message (its game's robot was overdue, or the
-    sweeper would not have revived it), and its slot would otherwise stay held until its
-    lease expires (``LEASE_SECONDS``), holding up the owner's other tables too.  (A step
+    step was lost with its worker or its message, or is late in a long queue (the sweeper
+    revives a step ``UNO_BOT_REVIVE_SECONDS`` past its due time), and its slot would
+    otherwise stay held until its lease expires (``LEASE_SECONDS``), holding up the
+    owner's other tables too; if the late one runs after all, it finds its slot gone and
+    its version played (a step re-checks the game's version).  (A step
     queued by a move never takes over: its game's running step hands the slot on in turn,
     to the owner's step held back first.)  The share off, or the cache unreachable: a
     lease of no slot, at once."""

@@ -34,8 +34,8 @@ from rest_framework.exceptions import AuthenticationFailed
 from config.problems import ApiError, problem_response
 from config.resilience import TRANSIENT_ERRORS
 from games import live
-from notices.selectors import last_id as last_notice_id
 from games.models import Game
+from notices.selectors import last_id as last_notice_id
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ async def _subscribe(subscribe, player_id: int, *args, **kwargs):
     limit = _stream_limit()
     lease = await sync_to_async(live.leases().acquire, thread_sensitive=False)(player_id, limit)
     try:
-        floor = await sync_to_async(last_notice_id, thread_sensitive=False)()
+        floor = await sync_to_async(last_notice_id)()  # (the database, as the view's other reads)
         sub = subscribe(*args, limit=limit, lease=lease, **kwargs)
         live.hub().notices_from(floor)  # (before the client hears "connected")
         return sub
