@@ -15,11 +15,10 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from django.db import connection
 
 from bench._stack import PG_BIN, PrivatePostgres, PrivateReplica
 from tests.celery_helpers import wait_for
-from tests.server_support import Gunicorn, call, free_port, register
+from tests.server_support import Gunicorn, call, database_url, free_port, register
 
 pytestmark = [
     pytest.mark.skipif(not (PG_BIN / "pg_basebackup").exists() or os.geteuid() != 0,
@@ -42,9 +41,7 @@ def copy_the_test_database(url: str) -> None:
     """The test database (migrated by pytest-django for this run) copied into ``url`` with
     pg_dump and psql: the schema ``migrate`` makes, its recorded migrations and rows, in
     seconds where running the migrations again on a new cluster took one to two minutes."""
-    db = connection.settings_dict  # (the test database's, once made: tests.server_support.database_url)
-    dump = subprocess.run([str(PG_BIN / "pg_dump"), "--no-owner", "--no-privileges", "-h", db["HOST"] or "127.0.0.1",
-                           "-p", str(db["PORT"] or 5432), "-U", db["USER"] or "postgres", db["NAME"]],
+    dump = subprocess.run([str(PG_BIN / "pg_dump"), "--no-owner", "--no-privileges", "-d", database_url()],
                           capture_output=True)
     assert dump.returncode == 0, dump.stderr.decode(errors="replace")
     load = subprocess.run([str(PG_BIN / "psql"), "-q", "-X", "-v", "ON_ERROR_STOP=1", "-d", url], input=dump.stdout,
