@@ -394,23 +394,24 @@ class PgBouncer:
     def url(self, db: str = "uno") -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{db}"
 
-    def admin(self, command: str) -> list[tuple]:
-        """A command of PgBouncer's admin console (``SHOW POOLS``, ``KILL db``...)."""
+    def _console(self, command: str, **connect: Any) -> tuple[list[str], list[tuple]]:
+        """A command of PgBouncer's admin console: (column names, rows)."""
         import psycopg
 
-        with psycopg.connect(self.url("pgbouncer"), autocommit=True, prepare_threshold=None) as conn:
+        with psycopg.connect(self.url("pgbouncer"), autocommit=True, prepare_threshold=None, **connect) as conn:
             cur = conn.execute(command)
-            return cur.fetchall() if cur.description else []
+            if cur.description is None:
+                return [], []
+            return [c.name for c in cur.description], cur.fetchall()
+
+    def admin(self, command: str) -> list[tuple]:
+        """A command of PgBouncer's admin console (``SHOW POOLS``, ``KILL db``...)."""
+        return self._console(command)[1]
 
     def show(self, what: str) -> list[dict[str, Any]]:
         """``SHOW <what>`` (POOLS, STATS, ...) of the admin console, a dict per row."""
-        import psycopg
-
-        with psycopg.connect(self.url("pgbouncer"), autocommit=True, prepare_threshold=None,
-                             connect_timeout=3) as conn:
-            cur = conn.execute(f"SHOW {what}")
-            names = [c.name for c in cur.description]
-            return [dict(zip(names, row)) for row in cur.fetchall()]
+        names, rows = self._console(f"SHOW {what}", connect_timeout=3)
+        return [dict(zip(names, row)) for row in rows]
 
     def tail(self, n: int = 20) -> str:
         try:
